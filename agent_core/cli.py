@@ -1,0 +1,158 @@
+"""Command line: ``python -m agent_core ask "QUESTION"`` and friends."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from collections.abc import Callable, Iterator
+
+from agent_core.agent import Agent
+from agent_core.console import TracePrinter
+from agent_core.events import Event, RunFinished
+from agent_core.guards import CancelToken
+from agent_core.models import ModelError, OpenAIChatModel
+from agent_core.protocols import PROTOCOLS
+from agent_core.tools import Tool, builtin_tools
+
+EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+
+
+class CliError(Exception):
+    """A failure reported as one line on stderr, with an exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand."""
+    parser = argparse.ArgumentParser(prog="python -m agent_core", description="Sparrow: a transparent ReAct agent.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    ask = sub.add_parser("ask", help="answer a question, printing the live trace to stderr")
+    ask.add_argument("question")
+    add_model_options(ask)
+    ask.add_argument("--protocol", choices=sorted(PROTOCOLS), default="react", help="ReAct text or native tools")
+    ask.add_argument("--max-steps", type=int, default=10)
+    ask.add_argument("--time-limit", type=float, default=300.0, help="seconds per run")
+    ask.add_argument("--tool-timeout", type=float, default=30.0, help="seconds per tool call")
+    ask.add_argument("--temperature", type=float, default=0.0)
+    ask.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
+    ask.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
+    ask.set_defaults(handler=cmd_ask)
+    tools = sub.add_parser("tools", help="list the available tools and their parameter schemas")
+    tools.set_defaults(handler=cmd_tools)
+    return parser
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """--model, --base-url, --api-key, --no-stream, --timeout (environment variables are the defaults)."""
+    parser.add_argument("--model", help="model name (default: $SPARROW_MODEL or gpt-4o-mini)")
+    parser.add_argument("--base-url", help="OpenAI-compatible base URL (default: $OPENAI_BASE_URL)")
+    parser.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY; prefer the variable)")
+    parser.add_argument("--no-stream", action="store_true", help="ask for whole replies instead of streaming")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per model request")
+
+
+def model_from_args(args: argparse.Namespace) -> OpenAIChatModel:
+    """An OpenAIChatModel from CLI options and the environment."""
+    try:
+        return OpenAIChatModel(
+            args.model,
+            api_key=args.api_key,
+            base_url=args.base_url,
+            timeout=args.timeout,
+            streaming=not args.no_stream,
+        )
+    except ModelError as exc:
+        raise CliError(str(exc)) from None
+
+
+def select_tools(names: str | None) -> list[Tool]:
+    """Built-in tools, optionally restricted to a comma-separated list of names."""
+    available = {t.name: t for t in builtin_tools()}
+    if not names:
+        return list(available.values())
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in wanted if n not in available]
+    if unknown:
+        raise CliError(f"unknown tool(s): {', '.join(unknown)}; available: {', '.join(available)}")
+    return [available[n] for n in wanted]
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """Run one question and report it."""
+    try:
+        agent = Agent(
+            model_from_args(args),
+            select_tools(args.tools),
+            protocol=args.protocol,
+            max_steps=args.max_steps,
+            time_limit=args.time_limit,
+            tool_timeout=args.tool_timeout,
+            temperature=args.temperature,
+        )
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    cancel = CancelToken()
+    return report(with_sigint(cancel, lambda: agent.run(args.question, cancel=cancel)), as_json=args.json)
+
+
+def with_sigint(cancel: CancelToken, start: Callable[[], Iterator[Event]]) -> Iterator[Event]:
+    """Run ``start()`` with Ctrl-C turned into a clean cancel (the run ends with status ``cancelled``)."""
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
+    except ValueError:  # not the main thread
+        previous = None
+    try:
+        yield from start()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def report(events: Iterator[Event], *, as_json: bool) -> int:
+    """Print events (trace on stderr, answer on stdout, or JSON lines) and return the exit code."""
+    printer = TracePrinter(sys.stderr, color=sys.stderr.isatty())
+    finished: RunFinished | None = None
+    for event in events:
+        if as_json:
+            print(json.dumps(event.to_dict(), ensure_ascii=False), flush=True)
+        else:
+            printer(event)
+        if isinstance(event, RunFinished):
+            finished = event
+    if finished is None:
+        raise CliError("the run ended without a run_finished event", EXIT_RUN_FAILED)
+    if not as_json and finished.final_answer is not None:
+        print(finished.final_answer, flush=True)
+    if finished.status == "completed":
+        return EXIT_OK
+    return EXIT_CANCELLED if finished.status == "cancelled" else EXIT_RUN_FAILED
+
+
+def cmd_tools(args: argparse.Namespace) -> int:
+    """Print each tool with its JSON schema."""
+    for t in builtin_tools():
+        print(f"{t.name}: {t.description}")
+        print(json.dumps(t.parameters, indent=2, ensure_ascii=False))
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; every failure ends as one line on stderr and a non-zero exit code."""
+    args = build_parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except CliError as exc:
+        print(f"sparrow: {exc}", file=sys.stderr)
+        return exc.code
+    except BrokenPipeError:
+        return EXIT_RUN_FAILED
+    except Exception as exc:  # never a raw traceback for the user
+        print(f"sparrow: unexpected error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_RUN_FAILED

@@ -1,0 +1,266 @@
+"""Typed, immutable events: the only thing the agent emits and the only thing its consumers read.
+
+The UI, the store, the metrics and the snapshot file all speak these shapes. Every event
+serialises to a plain JSON-ready dict with ``to_dict()`` and comes back equal with
+``event_from_dict()``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, ClassVar, Literal
+
+from pydantic import TypeAdapter
+
+RunStatus = Literal["completed", "max_steps", "timeout", "cancelled", "format_error", "error"]
+RUN_STATUSES: tuple[str, ...] = ("completed", "max_steps", "timeout", "cancelled", "format_error", "error")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage of one model call (or a sum of several)."""
+
+    prompt_tokens: int = 0
+    """Tokens sent to the model."""
+    completion_tokens: int = 0
+    """Tokens the model wrote."""
+    estimated: bool = False
+    """True when the provider sent no usage and the numbers are Sparrow's estimate."""
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.estimated or other.estimated,
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """Base of every event: which run it belongs to and when it happened."""
+
+    type: ClassVar[str] = "event"
+    run_id: str
+    """The run (one question and its answer) this event belongs to."""
+    ts: float = field(default_factory=time.time)
+    """Unix time at which the event was emitted."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-ready dict with a ``type`` discriminator."""
+        data: dict[str, Any] = {"type": self.type}
+        for f in dataclasses.fields(self):
+            data[f.name] = _plain(getattr(self, f.name))
+        return data
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunStarted(Event):
+    """A run began: the question and the configuration it runs with."""
+
+    type: ClassVar[str] = "run_started"
+    question: str
+    """The user's question for this run."""
+    model: str
+    """Model name as configured."""
+    protocol: str
+    """``react`` (text protocol) or ``tools`` (native tool calling)."""
+    tools: tuple[dict[str, Any], ...] = ()
+    """JSON schemas of the tools available to this run (OpenAI function format)."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """Guards and sampling settings (max_steps, time limits, temperature...). Never secrets."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunResumed(Event):
+    """An interrupted run continues after its last completed step."""
+
+    type: ClassVar[str] = "run_resumed"
+    from_step: int
+    """The first step executed after resuming."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepStarted(Event):
+    """One think → act → observe step began."""
+
+    type: ClassVar[str] = "step_started"
+    step: int
+    """1-based step number within the run."""
+    offered_tools: tuple[str, ...] = ()
+    """Names of the tools put in front of the model for this step."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelDelta(Event):
+    """A piece of streamed model output."""
+
+    type: ClassVar[str] = "model_delta"
+    step: int
+    text: str
+    channel: Literal["text", "reasoning"] = "text"
+    """``reasoning`` for provider reasoning streams (DeepSeek-R1 ``reasoning_content``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelFinished(Event):
+    """A model call ended (or failed): what was sent, what came back, and what it cost."""
+
+    type: ClassVar[str] = "model_finished"
+    step: int
+    model: str = ""
+    text: str = ""
+    """Raw text as the model wrote it (before any cut at a hallucinated ``Observation:``)."""
+    reasoning: str = ""
+    """Provider reasoning text, when the provider sends it."""
+    thought: str = ""
+    """The step's Thought as parsed (ReAct) or the model's text/reasoning (native tools)."""
+    tool_calls: tuple[dict[str, Any], ...] = ()
+    """Requested actions: ``{"id", "name", "arguments"}`` with arguments as the raw JSON string."""
+    final_answer: str | None = None
+    """The answer, when this reply is a final answer."""
+    format_error: str | None = None
+    """Why the reply could not be understood (it is then neither action nor answer)."""
+    error: str | None = None
+    """Why the model call itself failed (connection, auth, timeout...)."""
+    usage: Usage = field(default_factory=Usage)
+    latency_ms: float = 0.0
+    """Wall-clock time of the model call."""
+    ttft_ms: float | None = None
+    """Time to the first streamed token, when streaming."""
+    finish_reason: str | None = None
+    messages: tuple[dict[str, Any], ...] = ()
+    """The exact messages sent to the model, for the inspector."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolStarted(Event):
+    """A tool call began."""
+
+    type: ClassVar[str] = "tool_started"
+    step: int
+    call_id: str
+    """Matches the ToolFinished event of the same call."""
+    tool: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    """Arguments as parsed from the model's request (before validation)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolFinished(Event):
+    """A tool call returned (or failed)."""
+
+    type: ClassVar[str] = "tool_finished"
+    step: int
+    call_id: str
+    """Matches the ToolStarted event of the same call."""
+    tool: str
+    output: str = ""
+    """What the model sees as the Observation (already truncated)."""
+    details: Any = None
+    """Structured result for the UI (e.g. search results as links); never sent to the model."""
+    error: str | None = None
+    """Set when the call failed: unknown tool, invalid arguments, exception, timeout."""
+    duration_ms: float = 0.0
+    """Wall-clock time of the call, measured around the tool function only."""
+    truncated: bool = False
+    """True when ``output`` was cut to the observation size limit."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FinalAnswer(Event):
+    """The run produced its answer."""
+
+    type: ClassVar[str] = "final_answer"
+    step: int
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunFinished(Event):
+    """The run ended; exactly one per run, always last."""
+
+    type: ClassVar[str] = "run_finished"
+    status: RunStatus
+    final_answer: str | None = None
+    error: str | None = None
+    """Human-readable reason for any status other than ``completed``."""
+    steps: int = 0
+    tool_calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+    """Token totals over the run's model calls."""
+    duration_ms: float = 0.0
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        RunStarted,
+        RunResumed,
+        StepStarted,
+        ModelDelta,
+        ModelFinished,
+        ToolStarted,
+        ToolFinished,
+        FinalAnswer,
+        RunFinished,
+    )
+}
+
+
+class EventFormatError(ValueError):
+    """A dict could not be turned into an event; the message names the field."""
+
+
+@cache
+def _adapter(cls: type[Event]) -> TypeAdapter[Any]:
+    return TypeAdapter(cls)
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event from ``to_dict()`` output, validating every field."""
+    if not isinstance(data, dict):
+        raise EventFormatError(f"event must be an object, got {type(data).__name__}")
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise EventFormatError(f"type: unknown event type {kind!r}")
+    payload = {k: v for k, v in data.items() if k != "type"}
+    try:
+        return _adapter(cls).validate_python(payload, strict=False)
+    except Exception as exc:  # pydantic.ValidationError, but keep the message short and specific
+        raise EventFormatError(_first_error(exc, kind)) from None
+
+
+def _first_error(exc: Exception, kind: str) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        loc = ".".join(str(p) for p in first.get("loc", ()))
+        return f"{loc or 'event'}: {first.get('msg', 'invalid')} (in a {kind!r} event)"
+    return f"invalid {kind!r} event: {exc}"
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def final_answer(events: list[Event] | tuple[Event, ...]) -> str | None:
+    """The final answer of the last run in ``events``, if it has one."""
+    for event in reversed(events):
+        if isinstance(event, RunFinished):
+            return event.final_answer
+    return None

@@ -1,0 +1,18 @@
+"""Model errors with a kind and a message meant for people, never a raw traceback."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+ErrorKind = Literal[
+    "config", "auth", "not_found", "connection", "timeout", "rate_limit", "server", "bad_request", "cancelled"
+]
+
+
+class ModelError(Exception):
+    """A model call failed; ``str(error)`` is a complete, human-readable explanation."""
+
+    def __init__(self, kind: ErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message

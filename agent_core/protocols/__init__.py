@@ -1,0 +1,20 @@
+"""The two ways Sparrow talks to models about tools."""
+
+from agent_core.protocols.base import AgentProtocol, Decision
+from agent_core.protocols.native_tools import NativeToolsProtocol
+from agent_core.protocols.react_text import ReactTextProtocol
+
+PROTOCOLS: dict[str, type[AgentProtocol]] = {"react": ReactTextProtocol, "tools": NativeToolsProtocol}
+
+
+def get_protocol(name: str | AgentProtocol) -> AgentProtocol:
+    """A protocol instance from its name (``react`` or ``tools``) or as given."""
+    if isinstance(name, AgentProtocol):
+        return name
+    try:
+        return PROTOCOLS[name]()
+    except KeyError:
+        raise ValueError(f"unknown protocol {name!r}; choose one of: {', '.join(PROTOCOLS)}") from None
+
+
+__all__ = ["PROTOCOLS", "AgentProtocol", "Decision", "NativeToolsProtocol", "ReactTextProtocol", "get_protocol"]
