@@ -35,6 +35,8 @@ class AgentSettings:
     """Steps of the current run kept in full in the context; older ones are condensed."""
     memory_budget_tokens: int = 3000
     """Token budget for earlier turns of the conversation (recent in full, older summarised)."""
+    delta_interval: float = 0.03
+    """Streamed text is batched into at most one ModelDelta per this many seconds (0: one per chunk)."""
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:

@@ -63,6 +63,7 @@ class RunLoop:
         self.deadline = Deadline(self.settings.time_limit)
         self.started = time.perf_counter()
         self.prefix = self._prefix()
+        self.prefix_tokens = estimate_messages([*self.prefix, {"content": question}])
 
     def events(self) -> Iterator[Event]:
         """Run to the end, yielding every event; exactly one RunFinished comes last."""
@@ -123,7 +124,8 @@ class RunLoop:
         return decision, finished
 
     def _stream(self, step: int, request: ModelRequest, timing: _Timing) -> Iterator[Event]:
-        text, shown = "", 0
+        text, shown, last_shown = "", 0, 0.0
+        interval = self.settings.delta_interval
         stream: Iterator[Any] = iter(())
         try:
             stream = iter(self.agent.model.stream(request))
@@ -132,6 +134,8 @@ class RunLoop:
                 if item is None:
                     raise ModelError("server", f"model {self.agent.model.name!r} ended without a completion")
                 if isinstance(item, Completion):
+                    if len(text) > shown:
+                        yield ModelDelta(run_id=self.run_id, step=step, text=text[shown:])
                     return item
                 if self.cancel.cancelled:
                     raise RunStopped("cancelled", "cancelled by the user while the model was writing")
@@ -139,17 +143,27 @@ class RunLoop:
                     yield ModelDelta(run_id=self.run_id, step=step, text=item.text, channel="reasoning")
                     continue
                 text += item.text
-                cut = self.protocol.cut_index(text) if (":" in item.text or "：" in item.text) else None
+                cut = self._cut(text, item.text)
                 end = len(text) if cut is None else cut
-                if end > shown:
+                now = time.perf_counter()
+                if end > shown and (cut is not None or now - last_shown >= interval):
                     yield ModelDelta(run_id=self.run_id, step=step, text=text[shown:end])
-                    shown = end
+                    shown, last_shown = end, now
                 if cut is not None:  # the model is writing its own Observation: stop reading
                     return Completion(text=text, finish_reason="stop_at_observation")
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
                 close()
+
+    def _cut(self, text: str, piece: str) -> int | None:
+        """Where to cut streamed text; the protocol is asked only when a label may have just ended."""
+        if ":" not in piece and "：" not in piece:
+            return None
+        tail = text[-(len(piece) + 16) :].lower()
+        if "observation" not in tail and "观察" not in tail:
+            return None
+        return self.protocol.cut_index(text)
 
     def _model_finished(
         self,
@@ -164,7 +178,7 @@ class RunLoop:
             completion, usage = Completion(), Usage()
         else:
             usage = completion.usage or Usage(
-                estimate_messages(messages),
+                self.prefix_tokens + self.pad.estimate_tokens(),
                 estimate_tokens(completion.text) + estimate_tokens(completion.reasoning),
                 estimated=True,
             )

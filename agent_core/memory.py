@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from agent_core.events import Event, ModelFinished, RunFinished, RunStarted, ToolFinished
 from agent_core.models.base import ChatModel, Message, ModelRequest, complete
 from agent_core.protocols.base import AgentProtocol
-from agent_core.tokens import estimate_tokens
+from agent_core.tokens import estimate_messages, estimate_tokens
 from agent_core.tools.base import Tool
 
 
@@ -134,6 +134,8 @@ class StepRecord:
 
     messages: list[Message]
     digest: str
+    tokens: int = -1
+    """Estimated tokens of ``messages``; computed once when the step is added."""
 
 
 class Scratchpad:
@@ -144,25 +146,44 @@ class Scratchpad:
         self.keep_steps = keep_steps
         self.digests: deque[str] = deque(maxlen=max_digests)
         self.condensed = 0
+        self._recent_tokens = 0
+        self._note: Message | None = None
 
     def add(self, record: StepRecord) -> None:
         """Append a step; the oldest full step turns into a digest when there are too many."""
+        if record.tokens < 0:
+            record.tokens = estimate_messages(record.messages)
         self.recent.append(record)
+        self._recent_tokens += record.tokens
         while len(self.recent) > self.keep_steps:
-            self.digests.append(self.recent.popleft().digest)
+            old = self.recent.popleft()
+            self._recent_tokens -= old.tokens
+            self.digests.append(old.digest)
             self.condensed += 1
+            self._note = None
 
     def messages(self) -> list[Message]:
         """Messages for the context: a condensed note for old steps, then recent steps in full."""
-        out: list[Message] = []
-        if self.condensed:
-            hidden = self.condensed - len(self.digests)
-            lines = ([f"({hidden} earlier steps not shown)"] if hidden else []) + list(self.digests)
-            note = "Earlier steps of this task, condensed (most recent last):\n" + "\n".join(lines)
-            out.append({"role": "user", "content": note})
+        out: list[Message] = [note] if (note := self.note()) else []
         for record in self.recent:
             out.extend(record.messages)
         return out
+
+    def note(self) -> Message | None:
+        """The condensed note about old steps, or None while every step is kept in full."""
+        if not self.condensed:
+            return None
+        if self._note is None:
+            hidden = self.condensed - len(self.digests)
+            lines = ([f"({hidden} earlier steps not shown)"] if hidden else []) + list(self.digests)
+            text = "Earlier steps of this task, condensed (most recent last):\n" + "\n".join(lines)
+            self._note = {"role": "user", "content": text}
+        return self._note
+
+    def estimate_tokens(self) -> int:
+        """Estimated prompt tokens of ``messages()``, without re-reading every message."""
+        note = self.note()
+        return self._recent_tokens + (estimate_messages([note]) if note else 0)
 
 
 def step_digest(step: int, calls: Sequence[tuple[str, str, str]], problem: str | None = None) -> str:

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import os
+import queue
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import openai
 
 from agent_core.events import Usage
+from agent_core.guards import CancelToken
 from agent_core.models.base import Completion, ModelOutput, ModelRequest, TextChunk, ToolCall
 from agent_core.models.errors import ModelError
 
 DEFAULT_MODEL = "gpt-4o-mini"
+_POLL_S = 0.05
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
 """Sent to servers that need no key (Ollama, vLLM, llama.cpp); the openai client insists on one."""
 
@@ -103,33 +107,41 @@ class OpenAIChatModel:
 
     def _streamed(self, request: ModelRequest) -> Iterator[ModelOutput]:
         started = time.perf_counter()
-        stream = self._create(request, stream=True)
-        unregister = request.cancel.on_cancel(stream.close) if request.cancel else (lambda: None)
         acc = _StreamAccumulator()
+        stop = threading.Event()
+
+        def chunks() -> Iterator[Any]:
+            stream = self._create(request, stream=True)
+            try:
+                for chunk in stream:
+                    if stop.is_set():
+                        return
+                    yield chunk
+            finally:
+                stream.close()
+
         try:
-            for chunk in stream:
-                if request.cancel is not None and request.cancel.cancelled:
-                    raise ModelError("cancelled", "cancelled while the model was writing")
+            for chunk in pumped(chunks, request.cancel):
                 for piece in acc.add(chunk):
                     if acc.ttft_ms is None:
                         acc.ttft_ms = (time.perf_counter() - started) * 1000
                     yield piece
         except openai.OpenAIError as exc:
             raise self._translate(exc) from None
+        except ModelError:
+            raise
         except Exception as exc:
-            if request.cancel is not None and request.cancel.cancelled:
-                raise ModelError("cancelled", "cancelled while the model was writing") from None
-            if isinstance(exc, ModelError):
-                raise
             raise ModelError("connection", f"The stream from {self.endpoint} broke off: {exc}") from None
         finally:
-            unregister()
-            stream.close()
+            stop.set()
         yield acc.completion((time.perf_counter() - started) * 1000)
 
     def _whole(self, request: ModelRequest) -> Completion:
         started = time.perf_counter()
-        response = self._create(request, stream=False)
+        try:
+            response = next(pumped(lambda: iter([self._create(request, stream=False)]), request.cancel))
+        except openai.OpenAIError as exc:
+            raise self._translate(exc) from None
         latency = (time.perf_counter() - started) * 1000
         if not response.choices:
             raise ModelError("server", f"{self.endpoint} returned no choices for model {self.name!r}")
@@ -152,6 +164,37 @@ class OpenAIChatModel:
 
     def _translate(self, exc: Exception) -> ModelError:
         return translate_error(exc, endpoint=self.endpoint, model=self.name, timeout=self.timeout)
+
+
+def pumped(produce: Callable[[], Iterator[Any]], cancel: CancelToken | None) -> Iterator[Any]:
+    """Iterate ``produce()`` in a reader thread so that a cancel is honoured even while a read blocks.
+
+    Closing an HTTP stream from another thread does not wake a blocked socket read; polling a queue
+    does. The abandoned reader ends at its own read timeout.
+    """
+    box: queue.Queue[tuple[str, Any]] = queue.Queue()
+
+    def read() -> None:
+        try:
+            for item in produce():
+                box.put(("item", item))
+            box.put(("done", None))
+        except BaseException as exc:
+            box.put(("error", exc))
+
+    threading.Thread(target=read, name="model-stream", daemon=True).start()
+    while True:
+        try:
+            kind, value = box.get(timeout=_POLL_S)
+        except queue.Empty:
+            if cancel is not None and cancel.cancelled:
+                raise ModelError("cancelled", "cancelled while waiting for the model") from None
+            continue
+        if kind == "done":
+            return
+        if kind == "error":
+            raise value
+        yield value
 
 
 class _StreamAccumulator:

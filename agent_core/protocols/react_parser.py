@@ -30,6 +30,7 @@ _LABEL_RE = re.compile(
 )
 _OBSERVATION_RE = re.compile(r"^[ \t>#*_\-]*(?:observation|观察)[ \t*_]*[:：]", re.IGNORECASE | re.MULTILINE)
 _FENCE_RE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)(?:```|$)", re.DOTALL)
+_DECODER = json.JSONDecoder()
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 
 
@@ -50,9 +51,11 @@ class ParsedReply:
 
 
 def observation_index(text: str) -> int | None:
-    """Index of the first model-written ``Observation:`` label, or None."""
+    """Index of the first model-written Observation: a label at a line start, or the stop sequence anywhere."""
     match = _OBSERVATION_RE.search(text)
-    return match.start() if match else None
+    found = [match.start()] if match else []
+    found += [i for i in (text.find("Observation:"), text.find("Observation：")) if i != -1]
+    return min(found) if found else None
 
 
 def parse_react(text: str, tools: dict[str, Tool] | None = None) -> ParsedReply:
@@ -173,7 +176,7 @@ def _unfence(raw: str) -> str:
 
 def _decode_structured(text: str) -> tuple[Any, str | None]:
     try:
-        value, _ = json.JSONDecoder().raw_decode(text)
+        value, _ = _DECODER.raw_decode(text)
         return value, None
     except json.JSONDecodeError as exc:
         error = f"{exc.msg} at line {exc.lineno} column {exc.colno}"

@@ -77,11 +77,12 @@ def split_chunks(text: str) -> list[str]:
 class _FakeModel:
     """Shared streaming behaviour of the in-process fakes."""
 
-    def __init__(self, name: str, honor_stop: bool, stream_chunks: bool) -> None:
+    def __init__(self, name: str, honor_stop: bool, stream_chunks: bool, keep_requests: int | None) -> None:
         self.name = name
         self.honor_stop = honor_stop
         self.stream_chunks = stream_chunks
-        self.requests: list[ModelRequest] = []
+        self.requests: deque[ModelRequest] = deque(maxlen=keep_requests)
+        """Requests received, newest last (only the last ``keep_requests`` when that is set)."""
         self._lock = threading.Lock()
 
     def _reply_for(self, request: ModelRequest) -> Reply:
@@ -132,8 +133,9 @@ class ScriptedModel(_FakeModel):
         name: str = "scripted",
         honor_stop: bool = False,
         stream_chunks: bool = True,
+        keep_requests: int | None = None,
     ) -> None:
-        super().__init__(name, honor_stop, stream_chunks)
+        super().__init__(name, honor_stop, stream_chunks, keep_requests)
         self._queue: deque[Reply] = deque(as_reply(r) for r in replies)
         self.used = 0
 
@@ -164,8 +166,9 @@ class FunctionModel(_FakeModel):
         name: str = "function",
         honor_stop: bool = False,
         stream_chunks: bool = True,
+        keep_requests: int | None = None,
     ) -> None:
-        super().__init__(name, honor_stop, stream_chunks)
+        super().__init__(name, honor_stop, stream_chunks, keep_requests)
         self.fn = fn
 
     def _reply_for(self, request: ModelRequest) -> Reply:

@@ -69,7 +69,9 @@ class FakeOpenAIServer:
 
     def start(self) -> FakeOpenAIServer:
         """Serve in a background thread."""
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )
         self._thread.start()
         return self
 

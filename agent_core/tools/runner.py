@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,10 +50,10 @@ class ToolRunner:
         self, calls: Sequence[CallRequest], *, cancel: CancelToken | None = None, deadline: Deadline | None = None
     ) -> list[CallResult]:
         """Run ``calls`` concurrently; calls still running when ``cancel`` fires end as cancelled."""
-        started: list[tuple[Tool, Future[tuple[ToolOutput | None, BaseException | None, float]]] | CallResult] = []
+        started: list[tuple[Tool, _Box] | CallResult] = []
         for call in calls:
             prepared = self._prepare(call)
-            started.append(prepared if isinstance(prepared, CallResult) else (prepared[0], _spawn(*prepared)))
+            started.append(prepared if isinstance(prepared, CallResult) else (prepared[0], _WORKERS.submit(*prepared)))
         return [
             item if isinstance(item, CallResult) else self._collect(item[0], item[1], cancel, deadline)
             for item in started
@@ -76,7 +75,7 @@ class ToolRunner:
     def _collect(
         self,
         tool: Tool,
-        future: Future[tuple[ToolOutput | None, BaseException | None, float]],
+        box: _Box,
         cancel: CancelToken | None,
         deadline: Deadline | None,
     ) -> CallResult:
@@ -94,9 +93,9 @@ class ToolRunner:
                 message = f"{tool.name} timed out after {budget:.3g} s"
                 return CallResult(f"Error: {message}; try something else.", error=message, duration_ms=budget * 1000)
             try:
-                output, exc, duration = future.result(timeout=min(_POLL_S, left))
+                output, exc, duration = box.get(timeout=min(_POLL_S, left))
                 break
-            except FutureTimeout:
+            except queue.Empty:
                 continue
         if exc is not None:
             return self._failure(tool, exc, duration)
@@ -113,20 +112,51 @@ class ToolRunner:
         return CallResult(text, None, message, duration)
 
 
-def _spawn(tool: Tool, kwargs: dict[str, Any]) -> Future[tuple[ToolOutput | None, BaseException | None, float]]:
-    # A daemon thread per call: a hung tool can be abandoned without blocking interpreter exit.
-    future: Future[tuple[ToolOutput | None, BaseException | None, float]] = Future()
+_Outcome = tuple[ToolOutput | None, BaseException | None, float]
+_Box = queue.SimpleQueue  # one per call; the worker puts the single _Outcome in it (cheaper than a Future)
 
-    def work() -> None:
-        begin = time.perf_counter()
-        try:
-            output = tool.call_validated(kwargs)
-            future.set_result((output, None, (time.perf_counter() - begin) * 1000))
-        except BaseException as exc:
-            future.set_result((None, exc, (time.perf_counter() - begin) * 1000))
 
-    threading.Thread(target=work, name=f"tool-{tool.name}", daemon=True).start()
-    return future
+class _DaemonWorkers:
+    """Reusable daemon threads for tool calls.
+
+    A hung tool only costs its own thread: when no worker is idle a new one starts, and daemon
+    threads never block interpreter exit (``ThreadPoolExecutor`` joins its workers at exit).
+    """
+
+    def __init__(self, max_idle: int = 16) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Tool, dict[str, Any], _Box]] = queue.SimpleQueue()
+        self._idle = 0
+        self._max_idle = max_idle
+        self._lock = threading.Lock()
+
+    def submit(self, tool: Tool, kwargs: dict[str, Any]) -> _Box:
+        """Run ``tool`` with ``kwargs`` on an idle worker (or a new one)."""
+        box: _Box = queue.SimpleQueue()
+        with self._lock:
+            spawn = self._idle == 0
+            if not spawn:
+                self._idle -= 1
+        self._jobs.put((tool, kwargs, box))
+        if spawn:
+            threading.Thread(target=self._work, name="sparrow-tool", daemon=True).start()
+        return box
+
+    def _work(self) -> None:
+        while True:
+            tool, kwargs, box = self._jobs.get()
+            begin = time.perf_counter()
+            try:
+                output = tool.call_validated(kwargs)
+                box.put((output, None, (time.perf_counter() - begin) * 1000))
+            except BaseException as exc:
+                box.put((None, exc, (time.perf_counter() - begin) * 1000))
+            with self._lock:
+                if self._idle >= self._max_idle:
+                    return
+                self._idle += 1
+
+
+_WORKERS = _DaemonWorkers()
 
 
 def truncate(text: str, limit: int) -> tuple[str, bool]:
@@ -139,5 +169,12 @@ def truncate(text: str, limit: int) -> tuple[str, bool]:
 def _signature(tool: Tool) -> str:
     props = tool.parameters.get("properties", {})
     required = set(tool.parameters.get("required", []))
-    parts = [f"{n}{'' if n in required else '?'}: {p.get('type', 'any')}" for n, p in props.items()]
+    parts = [f"{n}{'' if n in required else '?'}: {_type_name(p)}" for n, p in props.items()]
     return "{" + ", ".join(parts) + "}"
+
+
+def _type_name(prop: dict[str, Any]) -> str:
+    if "type" in prop:
+        return str(prop["type"])
+    options = [str(option.get("type", "any")) for option in prop.get("anyOf", [])]
+    return "|".join(options) or "any"
