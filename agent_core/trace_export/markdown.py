@@ -1,0 +1,206 @@
+"""A Markdown report of a session for sharing: per run the question, the steps, the answer and a metrics table."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from agent_core.events import Event, ModelFinished, RunFinished, RunStarted, StepStarted, ToolFinished, ToolStarted
+from agent_core.formatting import format_cost, format_duration, format_tokens, plural
+from agent_core.metrics import RunMetrics, SessionMetrics, metrics_summary, session_metrics, split_runs, tool_summary
+from agent_core.pricing import DEFAULT_TABLE, PriceTable
+
+
+@dataclass(frozen=True)
+class ReportLimits:
+    """How much of each long text the report keeps (the rest is cut with a note saying how much)."""
+
+    thought: int = 1200
+    arguments: int = 600
+    observation: int = 800
+    error: int = 400
+
+
+@dataclass
+class _Step:
+    number: int
+    model: ModelFinished | None = None
+    calls: list[tuple[ToolStarted | None, ToolFinished | None]] = field(default_factory=list)
+
+
+def to_markdown(
+    events: Iterable[Event],
+    *,
+    title: str = "Sparrow session",
+    prices: PriceTable = DEFAULT_TABLE,
+    limits: ReportLimits = ReportLimits(),
+) -> str:
+    """The report: a summary of the session, then each run (turn) with its steps, answer and metrics."""
+    runs = split_runs(events)
+    session = session_metrics([e for run in runs.values() for e in run], prices=prices)
+    parts = [f"# {_inline(title)}", metrics_summary(session) if runs else "No runs recorded."]
+    if len(runs) > 1:
+        parts.append(_overview(session))
+    for number, (run, metrics) in enumerate(zip(runs.values(), session.runs, strict=True), start=1):
+        parts.append(_run_section(number, run, metrics, limits))
+    return "\n\n".join(parts) + "\n"
+
+
+def _overview(session: SessionMetrics) -> str:
+    rows = [
+        "| # | Question | Status | Steps | Tokens | Cost | Duration |",
+        "| --: | --- | --- | --: | --: | --: | --: |",
+    ]
+    for number, run in enumerate(session.runs, start=1):
+        usage = run.usage
+        cells = [
+            str(number),
+            _cell(_clip(run.question.splitlines()[0] if run.question else "", 80)),
+            run.status or "unfinished",
+            str(run.steps),
+            format_tokens(usage.total_tokens, estimated=usage.estimated),
+            format_cost(run.cost, estimated=usage.estimated),
+            format_duration(run.duration_ms),
+        ]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def _run_section(number: int, run: Sequence[Event], metrics: RunMetrics, limits: ReportLimits) -> str:
+    started = next((e for e in run if isinstance(e, RunStarted)), None)
+    finished = next((e for e in reversed(run) if isinstance(e, RunFinished)), None)
+    heading = _clip(metrics.question.splitlines()[0], 80) if metrics.question else metrics.run_id
+    parts = [f"## Turn {number}: {_inline(heading)}"]
+    if metrics.question:
+        parts.append(_quote(metrics.question))
+    about = [metrics.model or "unknown model", started.protocol if started else "", metrics.status or "unfinished"]
+    parts.append("*" + " · ".join(_inline(a) for a in about if a) + "*")
+    parts += [_step_section(step, limits) for step in _steps(run)]
+    parts.append(_outcome(finished, limits))
+    parts.append(_metrics_table(metrics))
+    return "\n\n".join(parts)
+
+
+def _steps(run: Sequence[Event]) -> list[_Step]:
+    steps: dict[int, _Step] = {}
+    open_calls: dict[tuple[int, str], tuple[_Step, int]] = {}
+    for event in run:
+        if not isinstance(event, (StepStarted, ModelFinished, ToolStarted, ToolFinished)):
+            continue
+        step = steps.setdefault(event.step, _Step(event.step))
+        if isinstance(event, ModelFinished):
+            step.model = event
+        elif isinstance(event, ToolStarted):
+            open_calls[(event.step, event.call_id)] = (step, len(step.calls))
+            step.calls.append((event, None))
+        elif isinstance(event, ToolFinished):
+            found = open_calls.pop((event.step, event.call_id), None)
+            if found is None:
+                step.calls.append((None, event))
+            else:
+                owner, index = found
+                owner.calls[index] = (owner.calls[index][0], event)
+    return [steps[n] for n in sorted(steps)]
+
+
+def _step_section(step: _Step, limits: ReportLimits) -> str:
+    lines = [f"### Step {step.number}"]
+    m = step.model
+    if m is None:
+        lines.append("*No model reply was recorded for this step (the run was interrupted).*")
+    else:
+        if m.thought:
+            lines.append(f"**Thought:** {_clip(m.thought, limits.thought)}")
+        if m.error:
+            lines.append(f"**Model error:** {_clip(m.error, limits.error)}")
+        if m.format_error:
+            lines.append(f"**Format problem:** {_clip(m.format_error, limits.error)} (the model was asked to retry)")
+            lines.append("The model wrote:\n\n" + _fenced(_clip(m.text, limits.thought)))
+        if m.final_answer is not None:
+            lines.append("**Final answer given.**")
+    for begun, done in step.calls:
+        lines.append(_call(begun, done, limits))
+    return "\n\n".join(lines)
+
+
+def _call(begun: ToolStarted | None, done: ToolFinished | None, limits: ReportLimits) -> str:
+    either = begun or done
+    name = either.tool if either is not None else "?"
+    args = json.dumps(begun.arguments, ensure_ascii=False) if begun is not None else "(not recorded)"
+    lines = [f"**Action:** {_code(name)}", _fenced(_clip(args, limits.arguments), "json")]
+    if done is None:
+        lines.append("**Observation:** *none: the call never finished (the run was interrupted).*")
+        return "\n\n".join(lines)
+    failed = f"✗ {_clip(done.error, limits.error)} · " if done.error else ""
+    lines.append(f"**Observation** ({failed}{format_duration(done.duration_ms)}):")
+    lines.append(_fenced(_clip(done.output, limits.observation)))
+    return "\n\n".join(lines)
+
+
+def _outcome(finished: RunFinished | None, limits: ReportLimits) -> str:
+    if finished is None:
+        return "**No answer:** the run has no end recorded (still running, or interrupted)."
+    if finished.final_answer is not None:
+        return "**Answer:**\n\n" + finished.final_answer
+    reason = f": {_clip(finished.error, limits.error)}" if finished.error else ""
+    return f"**No answer** ({finished.status}){reason}"
+
+
+def _metrics_table(m: RunMetrics) -> str:
+    usage = m.usage
+    estimated = " (estimated)" if usage.estimated else ""
+    rows = [
+        ("Status", m.status or "unfinished"),
+        ("Steps", f"{m.steps} ({plural(m.model_calls, 'model call')})"),
+        (
+            "Tokens",
+            f"{format_tokens(usage.prompt_tokens, estimated=usage.estimated)} prompt · "
+            f"{format_tokens(usage.completion_tokens, estimated=usage.estimated)} completion{estimated}",
+        ),
+        ("Model time", format_duration(m.model_ms)),
+        ("Time to first token (mean)", format_duration(m.ttft_ms)),
+        ("Tools", tool_summary(m.tools)),
+        ("Format retries", str(m.format_errors)),
+        ("Model errors", str(m.model_errors)),
+        ("Cost", format_cost(m.cost, estimated=usage.estimated)),
+        ("Duration", format_duration(m.duration_ms)),
+    ]
+    return "\n".join(["| Metric | Value |", "| --- | --- |", *(f"| {k} | {_cell(v)} |" for k, v in rows)])
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit].rstrip()}… [{len(text) - limit:,} more characters]"
+
+
+def _fenced(text: str, language: str = "") -> str:
+    """A code block whose fence is longer than any run of backticks inside ``text``."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+def _code(text: str) -> str:
+    """Inline code that survives backticks inside ``text``."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
+
+
+def _inline(text: str) -> str:
+    """One line of text, safe in a heading or emphasis (no newlines, no stray markup characters)."""
+    return re.sub(r"([\\`*_#\[\]<>|])", r"\\\1", " ".join(text.split()))
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a table cell."""
+    return _inline(text)

@@ -1,0 +1,323 @@
+"""OpenTelemetry spans for a session's runs, following the GenAI semantic conventions; no SDK needed.
+
+Each run becomes one trace: an ``invoke_agent sparrow`` span (kind INTERNAL) with a ``chat {model}`` child
+(kind CLIENT) per model call and an ``execute_tool {name}`` child (kind INTERNAL) per tool call. Token usage
+goes in ``gen_ai.usage.input_tokens`` / ``gen_ai.usage.output_tokens``; Sparrow's own figures use the
+``sparrow.`` prefix. Ids are derived from the session and run ids, so exporting the same run twice gives
+the same trace. Prompts, replies and tool arguments/results are opt-in (``include_content=True``), as the
+conventions ask, because they may hold personal data.
+
+``error.type`` values reported: the run's status (``max_steps``, ``timeout``, ``cancelled``,
+``format_error``, ``error``) on the run span, ``model_error`` on a model call that failed, ``tool_error``
+on a tool call that failed and ``interrupted`` on a tool call that never finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agent_core.events import Event, FinalAnswer, ModelFinished, RunFinished, RunStarted, ToolFinished, ToolStarted
+from agent_core.metrics import run_metrics, split_runs
+from agent_core.pricing import DEFAULT_TABLE, PriceTable
+from agent_core.timeline import TimedCall, timed_calls
+
+AGENT_NAME = "sparrow"
+"""``gen_ai.agent.name`` of the run spans."""
+
+AttributeValue = str | bool | int | float | tuple[str, ...]
+"""What a span attribute may hold here (a subset of OpenTelemetry's AnyValue)."""
+
+_PROVIDERS: tuple[tuple[str, str], ...] = (
+    ("gpt-", "openai"),
+    ("chatgpt-", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+    ("deepseek-", "deepseek"),
+    ("qwen-", "dashscope"),
+    ("moonshot-", "moonshot_ai"),
+    ("kimi-", "moonshot_ai"),
+    ("claude-", "anthropic"),
+    ("gemini-", "gcp.gemini"),
+    ("mistral-", "mistral_ai"),
+    ("grok-", "x_ai"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SpanData:
+    """One finished span, independent of any OpenTelemetry SDK."""
+
+    trace_id: str
+    """32 lower-case hex digits."""
+    span_id: str
+    """16 lower-case hex digits."""
+    parent_span_id: str | None
+    """The run span's id for a child span; None for the run span."""
+    name: str
+    kind: Literal["internal", "client"]
+    start_ns: int
+    """Unix time in nanoseconds."""
+    end_ns: int
+    attributes: Mapping[str, AttributeValue]
+    error: str | None = None
+    """Set when the operation failed: the span status is then ERROR with this message."""
+
+
+def provider_for(model: str) -> str:
+    """Best-knowledge ``gen_ai.provider.name`` of a model name; ``openai`` (the API Sparrow speaks) otherwise."""
+    name = model.strip().lower()
+    if ":" not in name:  # "qwen2.5:7b" style names are local (Ollama) models
+        for prefix, provider in _PROVIDERS:
+            if name.startswith(prefix):
+                return provider
+    return "openai"
+
+
+def build_spans(
+    events: Iterable[Event],
+    *,
+    session_id: str | None = None,
+    provider: str | None = None,
+    include_content: bool = False,
+    prices: PriceTable = DEFAULT_TABLE,
+) -> list[SpanData]:
+    """Spans of every run in ``events``: the run span first, then its model and tool calls in start order."""
+    spans: list[SpanData] = []
+    for run in split_runs(events).values():
+        spans += _run_spans(run, _Context(session_id, provider, include_content, prices, run))
+    return spans
+
+
+class _Context:
+    """What every span of one run needs to know."""
+
+    def __init__(
+        self, session_id: str | None, provider: str | None, content: bool, prices: PriceTable, run: list[Event]
+    ) -> None:
+        self.session_id = session_id
+        self.content = content
+        self.prices = prices
+        self.run_id = run[0].run_id
+        self.started = next((e for e in run if isinstance(e, RunStarted)), None)
+        self.model = self.started.model if self.started else ""
+        self.provider = provider or provider_for(self.model)
+        self.trace_id = _hex_id(16, "trace", session_id or "", self.run_id)
+        self.run_span_id = _hex_id(8, "run", session_id or "", self.run_id)
+        self.descriptions = _tool_descriptions(self.started.tools if self.started else ())
+
+    def temperature(self) -> float | None:
+        """The run's sampling temperature, when it recorded one."""
+        value = self.started.settings.get("temperature") if self.started else None
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _run_spans(run: list[Event], ctx: _Context) -> list[SpanData]:
+    calls = timed_calls(run)
+    children = [_call_span(call, index, ctx) for index, call in enumerate(calls)]
+    start = min([_ns(run[0].ts), *(c.start_ns for c in children)])
+    end = max([_ns(run[-1].ts), *(c.end_ns for c in children)])
+    return [_agent_span(run, ctx, start, end), *children]
+
+
+def _agent_span(run: list[Event], ctx: _Context, start_ns: int, end_ns: int) -> SpanData:
+    metrics = run_metrics(run, prices=ctx.prices)
+    finished = next((e for e in reversed(run) if isinstance(e, RunFinished)), None)
+    attributes: dict[str, AttributeValue | None] = {
+        **_common(ctx, "invoke_agent"),
+        "gen_ai.agent.name": AGENT_NAME,
+        "gen_ai.conversation.id": ctx.session_id,
+        "gen_ai.usage.input_tokens": metrics.usage.prompt_tokens,
+        "gen_ai.usage.output_tokens": metrics.usage.completion_tokens,
+        "sparrow.run.id": ctx.run_id,
+        "sparrow.run.status": metrics.status or "unfinished",
+        "sparrow.run.steps": metrics.steps,
+        "sparrow.run.tool_calls": metrics.tool_calls,
+        "sparrow.protocol": ctx.started.protocol if ctx.started else None,
+        "sparrow.usage.estimated": metrics.usage.estimated,
+        "sparrow.cost_usd": metrics.cost,
+    }
+    error = None
+    if finished is not None and finished.status != "completed":
+        attributes["error.type"] = finished.status
+        error = finished.error or finished.status
+    if ctx.content:
+        attributes.update(_run_content(run, ctx))
+    name = f"invoke_agent {AGENT_NAME}"
+    return SpanData(ctx.trace_id, ctx.run_span_id, None, name, "internal", start_ns, end_ns, _clean(attributes), error)
+
+
+def _call_span(call: TimedCall, index: int, ctx: _Context) -> SpanData:
+    if call.model_event is not None:
+        return _model_span(call, call.model_event, index, ctx)
+    return _tool_span(call, index, ctx)
+
+
+def _model_span(call: TimedCall, m: ModelFinished, index: int, ctx: _Context) -> SpanData:
+    model = m.model or ctx.model
+    attributes: dict[str, AttributeValue | None] = {
+        **_common(ctx, "chat", model),
+        "gen_ai.usage.input_tokens": m.usage.prompt_tokens,
+        "gen_ai.usage.output_tokens": m.usage.completion_tokens,
+        "gen_ai.response.finish_reasons": (m.finish_reason,) if m.finish_reason else None,
+        "sparrow.step": m.step,
+        "sparrow.usage.estimated": m.usage.estimated,
+        "sparrow.ttft_ms": m.ttft_ms,
+        "sparrow.latency_ms": m.latency_ms,
+        "sparrow.format_error": m.format_error,
+        "sparrow.cost_usd": ctx.prices.cost(m.usage, model),
+        "error.type": "model_error" if m.error else None,
+    }
+    if ctx.content:
+        attributes["gen_ai.input.messages"] = _json([_semconv_message(msg) for msg in m.messages])
+        attributes["gen_ai.output.messages"] = _json([_output_message(m)])
+    return _child(ctx, "model", index, f"chat {model}", "client", call, attributes, m.error)
+
+
+def _tool_span(call: TimedCall, index: int, ctx: _Context) -> SpanData:
+    begun, done = call.tool_started, call.tool_finished
+    either = done or begun
+    assert either is not None
+    error = done.error if done else "the tool call never finished (the run was interrupted)"
+    attributes: dict[str, AttributeValue | None] = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": either.tool,
+        "gen_ai.tool.call.id": either.call_id,
+        "gen_ai.tool.type": "function",
+        "gen_ai.tool.description": ctx.descriptions.get(either.tool),
+        "sparrow.step": either.step,
+        "sparrow.tool.duration_ms": done.duration_ms if done else None,
+        "sparrow.tool.truncated": done.truncated if done else None,
+        "error.type": ("tool_error" if done else "interrupted") if error else None,
+    }
+    if ctx.content:
+        attributes.update(_tool_content(begun, done))
+    return _child(ctx, "tool", index, f"execute_tool {either.tool}", "internal", call, attributes, error)
+
+
+def _child(
+    ctx: _Context,
+    kind: str,
+    index: int,
+    name: str,
+    span_kind: Literal["internal", "client"],
+    call: TimedCall,
+    attributes: dict[str, AttributeValue | None],
+    error: str | None,
+) -> SpanData:
+    span_id = _hex_id(8, kind, ctx.session_id or "", ctx.run_id, str(index))
+    start, end = _ns(call.start), _ns(call.end)
+    return SpanData(ctx.trace_id, span_id, ctx.run_span_id, name, span_kind, start, end, _clean(attributes), error)
+
+
+def _common(ctx: _Context, operation: str, model: str | None = None) -> dict[str, AttributeValue | None]:
+    return {
+        "gen_ai.operation.name": operation,
+        "gen_ai.provider.name": ctx.provider,
+        # Pre-1.37 name of the same attribute, still read by several backends.
+        "gen_ai.system": ctx.provider,
+        "gen_ai.request.model": model or ctx.model or None,
+        "gen_ai.request.temperature": ctx.temperature(),
+    }
+
+
+def _run_content(run: list[Event], ctx: _Context) -> dict[str, AttributeValue]:
+    content: dict[str, AttributeValue] = {}
+    if ctx.started is not None:
+        content["gen_ai.input.messages"] = _json([_text_message("user", ctx.started.question)])
+    answer = next((e.text for e in reversed(run) if isinstance(e, FinalAnswer)), None)
+    if answer is not None:
+        content["gen_ai.output.messages"] = _json([{**_text_message("assistant", answer), "finish_reason": "stop"}])
+    return content
+
+
+def _tool_content(begun: ToolStarted | None, done: ToolFinished | None) -> dict[str, AttributeValue]:
+    content: dict[str, AttributeValue] = {}
+    if begun is not None:
+        content["gen_ai.tool.call.arguments"] = _json(begun.arguments)
+    if done is not None:
+        content["gen_ai.tool.call.result"] = done.output
+    return content
+
+
+def _semconv_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    """An OpenAI chat message in the conventions' ``{"role", "parts"}`` shape."""
+    role = str(message.get("role", "user"))
+    if role == "tool":
+        part = {"type": "tool_call_response", "id": message.get("tool_call_id"), "response": message.get("content")}
+        return {"role": role, "parts": [part]}
+    parts = _text_parts(message.get("content"))
+    for call in message.get("tool_calls") or ():
+        function = call.get("function", {})
+        parts.append(
+            {"type": "tool_call", "id": call.get("id"), "name": function.get("name"), "arguments": _args(function)}
+        )
+    return {"role": role, "parts": parts}
+
+
+def _output_message(m: ModelFinished) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [{"type": "reasoning", "content": m.reasoning}] if m.reasoning else []
+    parts += _text_parts(m.text)
+    for call in m.tool_calls:
+        parts.append({"type": "tool_call", "id": call.get("id"), "name": call.get("name"), "arguments": _args(call)})
+    return {"role": "assistant", "parts": parts, "finish_reason": m.finish_reason or ("error" if m.error else "stop")}
+
+
+def _text_parts(content: Any) -> list[dict[str, Any]]:
+    if not content:
+        return []
+    if isinstance(content, str):
+        return [{"type": "text", "content": content}]
+    if isinstance(content, Sequence):  # multi-part content: keep text, name the other kinds
+        return [
+            {"type": "text", "content": p.get("text", "")} if p.get("type") == "text" else {"type": str(p.get("type"))}
+            for p in content
+            if isinstance(p, Mapping)
+        ]
+    return [{"type": "text", "content": str(content)}]
+
+
+def _text_message(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"type": "text", "content": text}]}
+
+
+def _args(call: Mapping[str, Any]) -> Any:
+    raw = call.get("arguments")
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def _tool_descriptions(schemas: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for schema in schemas:
+        function = schema.get("function", schema)
+        if isinstance(function, Mapping) and function.get("name") and function.get("description"):
+            found[str(function["name"])] = str(function["description"])
+    return found
+
+
+def _clean(attributes: Mapping[str, AttributeValue | None]) -> dict[str, AttributeValue]:
+    """Leave out attributes without a value (OpenTelemetry has no null)."""
+    return {key: value for key, value in attributes.items() if value is not None}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _hex_id(size: int, *parts: str) -> str:
+    """A stable id of ``size`` bytes as hex, never all zeros (which OpenTelemetry treats as invalid)."""
+    digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[: size * 2]
+    return digest if int(digest, 16) else digest[:-1] + "1"
+
+
+def _ns(seconds: float) -> int:
+    return round(seconds * 1e9)

@@ -1,0 +1,214 @@
+"""OTLP for Sparrow's spans: the OTLP/JSON document (no SDK needed), and sending it over OTLP/HTTP with the SDK.
+
+The JSON follows the OTLP/JSON encoding of ``ExportTraceServiceRequest``: ``resourceSpans`` →
+``scopeSpans`` → ``spans``, ids as hex strings, times as decimal strings of Unix nanoseconds, enums as
+numbers and attributes as ``{"key", "value": {"stringValue" | "intValue" | ...}}``. It can be POSTed as is
+to a collector's ``/v1/traces`` with ``Content-Type: application/json``.
+
+Sending uses the optional ``opentelemetry-sdk`` and ``opentelemetry-exporter-otlp-proto-http`` packages
+(``pip install 'sparrow-agent[otel]'``); the exporter reads the standard ``OTEL_EXPORTER_OTLP_*``
+variables (endpoint, headers, compression, certificates).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from importlib import metadata
+from types import ModuleType
+from typing import Any
+
+from agent_core.events import Event
+from agent_core.trace_export.otel import AttributeValue, SpanData, build_spans
+
+SERVICE_NAME = "sparrow"
+"""Default ``service.name`` of the resource."""
+SCOPE_NAME = "agent_core.trace_export"
+"""Instrumentation scope of the spans."""
+ENDPOINT_ENV = "OTEL_EXPORTER_OTLP_ENDPOINT"
+"""Base URL of an OTLP/HTTP receiver (``/v1/traces`` is appended), e.g. ``http://localhost:4318``."""
+TRACES_ENDPOINT_ENV = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+"""Full URL for traces; wins over ``OTEL_EXPORTER_OTLP_ENDPOINT``."""
+INSTALL_HINT = "pip install 'sparrow-agent[otel]'  (opentelemetry-sdk, opentelemetry-exporter-otlp-proto-http)"
+
+_KINDS = {"internal": 1, "client": 3}
+"""OTLP ``Span.SpanKind`` numbers."""
+_STATUS_UNSET, _STATUS_ERROR = 0, 2
+
+
+class OtelUnavailable(ImportError):
+    """Sending spans needs the optional OpenTelemetry packages, which are not installed."""
+
+
+class OtelExportError(RuntimeError):
+    """The OTLP endpoint did not accept the spans."""
+
+
+def otlp_request(spans: Sequence[SpanData], *, service_name: str = SERVICE_NAME) -> dict[str, Any]:
+    """An ``ExportTraceServiceRequest`` in the OTLP/JSON encoding."""
+    scope: dict[str, Any] = {"name": SCOPE_NAME}
+    if version := _version():
+        scope["version"] = version
+    return {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": _attributes(_resource_attributes(service_name))},
+                "scopeSpans": [{"scope": scope, "spans": [_span_json(s) for s in spans]}],
+            }
+        ]
+    }
+
+
+def to_otlp_json(
+    events: Iterable[Event], *, service_name: str = SERVICE_NAME, indent: int | None = None, **span_options: Any
+) -> str:
+    """The spans of ``events`` as an OTLP/JSON document (``span_options`` go to :func:`build_spans`)."""
+    request = otlp_request(build_spans(events, **span_options), service_name=service_name)
+    return json.dumps(request, ensure_ascii=False, indent=indent)
+
+
+def _span_json(span: SpanData) -> dict[str, Any]:
+    data: dict[str, Any] = {"traceId": span.trace_id, "spanId": span.span_id}
+    if span.parent_span_id:
+        data["parentSpanId"] = span.parent_span_id
+    data.update(
+        name=span.name,
+        kind=_KINDS[span.kind],
+        startTimeUnixNano=str(span.start_ns),
+        endTimeUnixNano=str(span.end_ns),
+        attributes=_attributes(span.attributes),
+    )
+    data["status"] = {"code": _STATUS_ERROR, "message": span.error} if span.error else {"code": _STATUS_UNSET}
+    return data
+
+
+def _attributes(attributes: Mapping[str, AttributeValue]) -> list[dict[str, Any]]:
+    return [{"key": key, "value": _any_value(value)} for key, value in attributes.items()]
+
+
+def _any_value(value: AttributeValue) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}  # int64 is a string in the protobuf JSON mapping
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, str):
+        return {"stringValue": value}
+    return {"arrayValue": {"values": [_any_value(v) for v in value]}}
+
+
+def _resource_attributes(service_name: str) -> dict[str, AttributeValue]:
+    attributes: dict[str, AttributeValue] = {"service.name": service_name}
+    if version := _version():
+        attributes["service.version"] = version
+    return attributes
+
+
+def _version() -> str | None:
+    try:
+        return metadata.version("sparrow-agent")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def otlp_endpoint(environ: Mapping[str, str] | None = None) -> str | None:
+    """The traces URL the standard variables point at, or None when neither is set."""
+    env = os.environ if environ is None else environ
+    if url := env.get(TRACES_ENDPOINT_ENV, "").strip():
+        return url
+    if base := env.get(ENDPOINT_ENV, "").strip():
+        return base.rstrip("/") + "/v1/traces"
+    return None
+
+
+def otel_sdk_available() -> bool:
+    """True when the optional packages needed by :func:`send_otlp` are installed."""
+    try:
+        _sdk()
+    except OtelUnavailable:
+        return False
+    return True
+
+
+def send_otlp(
+    events: Iterable[Event],
+    *,
+    endpoint: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = 10.0,
+    service_name: str = SERVICE_NAME,
+    **span_options: Any,
+) -> int:
+    """Send the spans of ``events`` to an OTLP/HTTP endpoint with the SDK's exporter; returns how many were sent.
+
+    ``endpoint`` is the full traces URL; by default the exporter uses ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``
+    or ``OTEL_EXPORTER_OTLP_ENDPOINT`` + ``/v1/traces``. Raises :class:`OtelUnavailable` without the
+    ``otel`` extra and :class:`OtelExportError` when the endpoint does not accept the spans.
+    """
+    return send_spans(
+        build_spans(events, **span_options),
+        endpoint=endpoint,
+        headers=headers,
+        timeout=timeout,
+        service_name=service_name,
+    )
+
+
+def send_spans(
+    spans: Sequence[SpanData],
+    *,
+    endpoint: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = 10.0,
+    service_name: str = SERVICE_NAME,
+) -> int:
+    """Send already built spans (see :func:`send_otlp`)."""
+    sdk = _sdk()
+    url = endpoint or otlp_endpoint() or "http://localhost:4318/v1/traces"
+    resource = _resource_attributes(service_name)
+    with _captured_log("opentelemetry.exporter") as problems:
+        accepted = sdk.export(spans, resource, (SCOPE_NAME, _version()), endpoint, headers, timeout)
+    if not accepted:
+        reason = f": {problems[-1]}" if problems else ""
+        raise OtelExportError(
+            f"the OTLP endpoint {url} did not accept {len(spans)} spans{reason} "
+            "(is an OTLP/HTTP receiver such as Jaeger, Phoenix, Langfuse or an OpenTelemetry Collector running there?)"
+        )
+    return len(spans)
+
+
+def _sdk() -> ModuleType:
+    """The module that sends with the SDK, imported on demand (it needs the optional packages)."""
+    try:
+        return importlib.import_module("agent_core.trace_export.otel_sdk")
+    except ImportError as exc:
+        raise OtelUnavailable(
+            f"sending traces to an OTLP endpoint needs the optional OpenTelemetry packages ({exc.name} is missing): "
+            f"{INSTALL_HINT}. Without them, export OTLP/JSON to a file instead."
+        ) from None
+
+
+@contextmanager
+def _captured_log(name: str) -> Iterator[list[str]]:
+    """Collect the warnings and errors a library logs under ``name`` (the exporter reports failures that way)."""
+    messages: list[str] = []
+
+    class Collect(logging.Handler):
+        """Keeps each record's message."""
+
+        def emit(self, record: logging.LogRecord) -> None:
+            """Keep the message."""
+            messages.append(record.getMessage())
+
+    handler = Collect(logging.WARNING)
+    logger = logging.getLogger(name)
+    logger.addHandler(handler)
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)

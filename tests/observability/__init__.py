@@ -1,0 +1,1 @@
+"""Tests of metrics, pricing, formatting, timeline and trace export (issue 5)."""
