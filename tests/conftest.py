@@ -67,8 +67,24 @@ def _block_network() -> Iterator[None]:
     socket.getaddrinfo = _real_getaddrinfo
 
 
+_ENVIRONMENT_TO_CLEAR = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "SPARROW_MODEL",
+    "SPARROW_PRICES",
+    "SPARROW_TOOLS",
+    "SPARROW_SEARCH_PROVIDER",
+    "TAVILY_API_KEY",
+    "BRAVE_API_KEY",
+    "DATABASE_URL",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_HEADERS",
+)
+
+
 @pytest.fixture(autouse=True)
 def _clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "SPARROW_MODEL", "DATABASE_URL", "OTEL_EXPORTER_OTLP_ENDPOINT"):
+    for name in _ENVIRONMENT_TO_CLEAR:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SPARROW_DATA_DIR", str(tmp_path_factory.mktemp("sparrow-data")))
