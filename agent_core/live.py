@@ -1,0 +1,132 @@
+"""Runs in background threads, watched by any number of viewers.
+
+A web page may be refreshed, closed or opened twice while an agent works. So the run does not live
+in the page: it runs in a thread (its events written to the store as they happen by whoever built
+the iterator), and viewers read its events from an append-only list, waking as new ones arrive.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+
+from agent_core.events import Event, RunFinished
+from agent_core.guards import CancelToken
+
+
+class LiveRun:
+    """One run's event stream in a background thread; ``wait(since)`` returns the events after ``since``."""
+
+    def __init__(
+        self, key: str, events: Iterator[Event], cancel: CancelToken, *, run_id: str, base: Sequence[Event] = ()
+    ) -> None:
+        self.key = key
+        self.run_id = run_id
+        self.base: tuple[Event, ...] = tuple(base)
+        """Earlier events of the same run (when resuming), so viewers can show the whole run."""
+        self.cancel_token = cancel
+        self.events: list[Event] = []
+        self.error: str | None = None
+        """Set if the iterator itself raised (the store failing, say); the run is then over."""
+        self.started = time.time()
+        self._source = events
+        self._changed = threading.Condition()
+        self._done = False
+        self._thread = threading.Thread(target=self._pump, name=f"run-{key}", daemon=True)
+
+    def start(self) -> LiveRun:
+        """Start consuming the run in its thread."""
+        self._thread.start()
+        return self
+
+    @property
+    def done(self) -> bool:
+        """True once the run's iterator is exhausted (or failed)."""
+        return self._done
+
+    @property
+    def finished(self) -> RunFinished | None:
+        """The RunFinished event, once it arrived."""
+        last = self.events[-1] if self.events else None
+        return last if isinstance(last, RunFinished) else None
+
+    def cancel(self) -> None:
+        """Ask the run to stop; it ends with status ``cancelled`` shortly after."""
+        self.cancel_token.cancel()
+
+    def wait(self, since: int, timeout: float) -> list[Event]:
+        """Events after index ``since``, waiting up to ``timeout`` seconds for at least one."""
+        with self._changed:
+            if len(self.events) <= since and not self._done:
+                self._changed.wait(timeout)
+            return self.events[since:]
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the run to end; returns ``done``."""
+        self._thread.join(timeout)
+        return self._done
+
+    def _pump(self) -> None:
+        try:
+            for event in self._source:
+                with self._changed:
+                    self.events.append(event)
+                    self._changed.notify_all()
+        except Exception as exc:  # the run's own errors are events; this is the plumbing failing
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            with self._changed:
+                self._done = True
+                self._changed.notify_all()
+
+
+class LiveRuns:
+    """The runs in progress, one per key (a session id); finished ones are forgotten after a while."""
+
+    def __init__(self, keep_finished_s: float = 600.0) -> None:
+        self._runs: dict[str, LiveRun] = {}
+        self._lock = threading.Lock()
+        self.keep_finished_s = keep_finished_s
+
+    def start(
+        self,
+        key: str,
+        make: Callable[[CancelToken], Iterator[Event]],
+        *,
+        run_id: str,
+        base: Sequence[Event] = (),
+    ) -> LiveRun:
+        """Start ``make(cancel)`` for ``key``; refuses while another run of the same key is active."""
+        with self._lock:
+            self._prune()
+            current = self._runs.get(key)
+            if current is not None and not current.done:
+                raise RuntimeError("a run is already in progress in this session")
+            cancel = CancelToken()
+            run = LiveRun(key, make(cancel), cancel, run_id=run_id, base=base)
+            self._runs[key] = run
+        return run.start()
+
+    def get(self, key: str) -> LiveRun | None:
+        """The current or last run of ``key``."""
+        with self._lock:
+            return self._runs.get(key)
+
+    def active(self, key: str) -> LiveRun | None:
+        """The run of ``key`` if it is still in progress."""
+        run = self.get(key)
+        return run if run is not None and not run.done else None
+
+    def forget(self, key: str) -> None:
+        """Drop a finished run (its events are in the store)."""
+        with self._lock:
+            run = self._runs.get(key)
+            if run is not None and run.done:
+                del self._runs[key]
+
+    def _prune(self) -> None:
+        now = time.time()
+        for key, run in list(self._runs.items()):
+            if run.done and now - run.started > self.keep_finished_s:
+                del self._runs[key]

@@ -1,0 +1,1 @@
+"""Streamlit pages of the Sparrow workbench (run with ``streamlit run app.py``)."""

@@ -1,0 +1,182 @@
+"""Chat: the conversation on the left, the selected turn's trace on the right, live while the agent works."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from agent_core.metrics import run_metrics
+from agent_core.models import ModelError
+from agent_core.store import SessionFileError, SessionNotFound, export_filename, export_session, import_session
+from agent_core.transcript import Transcript, TurnView
+from pages.ui import render
+from pages.ui.i18n import t
+from pages.ui.runs import resume_interrupted, start_question, stop, watch
+from pages.ui.session_view import prices, session_view, with_live
+from pages.ui.state import current_session_id, get_store, live_runs, model_config, open_session
+
+PAGE_TURNS = 20
+"""Turns drawn at first; older ones appear on request, so long sessions stay fast."""
+
+store = get_store()
+config = model_config()
+session_id = current_session_id()
+try:
+    view = session_view(store, session_id)
+except SessionNotFound:
+    st.warning(t("session.not_found", id=session_id))
+    open_session(None)
+    session_id, view = None, session_view(store, None)
+
+live = live_runs().active(session_id) if session_id else None
+transcript: Transcript = with_live(view, live) if live else view.transcript
+turns = transcript.turns
+selected = st.session_state.get("selected_run") or (turns[-1].run_id if turns else None)
+if live is not None:
+    selected = live.run_id
+
+
+def select(run_id: str) -> None:
+    """Show this turn in the trace panel."""
+    st.session_state["selected_run"] = run_id
+
+
+# ── Sidebar: session controls ────────────────────────────────────────────────────────────────────
+with st.sidebar:
+    st.subheader(t("session.header"))
+    if st.button(t("session.new"), icon=":material/add:", use_container_width=True, disabled=live is not None):
+        open_session(None)
+        st.rerun()
+    if view.info is not None:
+        st.caption(view.info.title)
+        with st.popover(t("session.save"), icon=":material/bookmark_add:", use_container_width=True):
+            name = st.text_input(t("session.snapshot_name"), key="snapshot_name", max_chars=100)
+            if st.button(t("session.save"), key="snapshot_save", type="primary"):
+                snapshot = store.save_snapshot(view.info.id, name.strip() or None)
+                st.toast(t("session.saved", name=snapshot.name))
+        st.download_button(
+            t("session.download"),
+            icon=":material/download:",
+            data=lambda: export_session(store, view.info.id),  # type: ignore[union-attr]
+            file_name=export_filename(view.info),
+            mime="application/json",
+            use_container_width=True,
+            on_click="ignore",
+        )
+    upload_key = f"upload_{st.session_state.get('upload_round', 0)}"
+    uploaded = st.file_uploader(t("session.upload"), type=["json"], key=upload_key)
+    if uploaded is not None:
+        try:
+            imported = import_session(store, uploaded.getvalue())
+        except SessionFileError as exc:
+            st.error(t("session.upload_failed", error=str(exc)))
+        else:
+            st.session_state["upload_round"] = st.session_state.get("upload_round", 0) + 1
+            st.session_state["flash"] = t("session.uploaded", title=imported.title)
+            open_session(imported.id)
+            st.rerun()
+    if view.metrics is not None:
+        st.caption(f":material/speed: {t('session.metrics')}: {render.metrics_line(view.metrics)}")
+        st.caption(f":material/build: {render.tool_summary(view.metrics.tools)}")
+
+if flash := st.session_state.pop("flash", None):
+    st.success(flash)
+
+# ── Conversation and trace ───────────────────────────────────────────────────────────────────────
+chat_column, trace_column = st.columns([3, 2], gap="large")
+live_answer = live_trace = None
+with chat_column:
+    if not turns:
+        if config.configured:
+            st.info(t("chat.empty"))
+        else:
+            st.subheader(t("onboard.title"))
+            st.markdown(t("onboard.body"))
+    shown = st.session_state.get("visible_turns", PAGE_TURNS)
+    hidden = len(turns) - shown
+    if hidden > 0 and st.button(t("chat.earlier", count=min(PAGE_TURNS, hidden)), key="earlier"):
+        st.session_state["visible_turns"] = shown + PAGE_TURNS
+        st.rerun()
+    for turn in turns[-shown:]:
+        render.user_message(turn.question)
+        with st.chat_message("assistant"):
+            if live is not None and turn.run_id == live.run_id:
+                live_answer = st.empty()
+                with live_answer.container():
+                    render.answer_body(turn)
+                continue
+            render.answer_body(turn)
+            if turn.finished:
+                left, right = st.columns([5, 1])
+                left.caption(render.turn_caption(turn, view.run_metrics.get(turn.run_id)))
+                right.button(
+                    "",
+                    icon=":material/manage_search:",
+                    key=f"select_{turn.run_id}",
+                    help=t("chat.show_trace"),
+                    on_click=select,
+                    args=(turn.run_id,),
+                    type="tertiary" if turn.run_id != selected else "secondary",
+                )
+    interrupted = None if live or view.info is None else store.interrupted_run(view.info.id)
+    if interrupted is not None:
+        st.warning(t("chat.interrupted"))
+        if st.button(t("chat.resume"), icon=":material/replay:", disabled=not config.configured):
+            try:
+                resume_interrupted(store, view.info.id, config, interrupted.run_id)  # type: ignore[union-attr]
+            except (ModelError, RuntimeError) as exc:
+                st.error(str(exc))
+            else:
+                st.rerun()
+    if live is not None and st.button(t("chat.stop"), icon=":material/stop_circle:", key="stop", type="primary"):
+        stop(live)
+
+with trace_column:
+    st.subheader(t("trace.header"))
+    chosen: TurnView | None = transcript.turn(selected) if selected else None
+    if chosen is None:
+        st.caption(t("trace.none"))
+    else:
+        number = turns.index(chosen) + 1
+        live_trace = st.empty()
+        with live_trace.container():
+            render.trace_header(chosen, number, view.run_metrics.get(chosen.run_id))
+            render.steps(chosen, prices(), live=live is not None)
+
+question = st.chat_input(
+    t("chat.placeholder") if config.configured else t("chat.placeholder_off"),
+    disabled=live is not None or not config.configured,
+    key="question",
+)
+if question and question.strip():
+    try:
+        if view.info is None:
+            created = store.create_session()
+            open_session(created.id)
+            session_id = created.id
+        start_question(store, session_id, config, question.strip())  # type: ignore[arg-type]
+    except (ModelError, RuntimeError) as exc:
+        st.error(str(exc))
+    else:
+        st.session_state.pop("selected_run", None)
+        st.rerun()
+
+if live is not None:
+    current = transcript.turn(live.run_id)
+
+    def redraw(new: list) -> None:
+        """Fold the new events into the live turn and redraw its answer and trace."""
+        transcript.extend(new)
+        if current is None:
+            return
+        if live_answer is not None:
+            with live_answer.container():
+                render.answer_body(current)
+        if live_trace is not None:
+            with live_trace.container():
+                metrics = run_metrics([*live.base, *live.events], live.run_id, prices=prices())
+                render.trace_header(current, turns.index(current) + 1, metrics)
+                render.steps(current, prices(), live=True)
+
+    watch(live, redraw, since=len(live.events))
+    live_runs().forget(live.key)
+    st.rerun()

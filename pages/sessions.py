@@ -1,0 +1,64 @@
+"""Sessions: every saved conversation and its snapshots; open, rename, delete, fork, import."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+
+import streamlit as st
+
+from agent_core.store import SessionNotFound, SnapshotNotFound
+from pages.ui.i18n import t
+from pages.ui.state import get_store, live_runs, open_session
+
+store = get_store()
+st.header(t("nav.sessions"))
+sessions = store.list_sessions()
+if not sessions:
+    st.info(t("session.none"))
+
+
+def when(timestamp: float) -> str:
+    """A local date and time."""
+    return dt.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
+
+
+def go_to_chat(session_id: str) -> None:
+    """Open ``session_id`` on the Chat page."""
+    open_session(session_id)
+    st.switch_page("pages/chat.py", query_params={"session": session_id})
+
+
+for info in sessions:
+    with st.container(border=True):
+        top, actions = st.columns([4, 3])
+        top.markdown(f"**{info.title}**")
+        model = info.config.model or "—"
+        top.caption(f"{when(info.updated_at)} · {model} · {info.config.protocol} · `{info.id}`")
+        left, middle, right = actions.columns(3)
+        if left.button(t("session.open"), key=f"open_{info.id}", type="primary"):
+            go_to_chat(info.id)
+        with middle.popover(t("session.rename")):
+            title = st.text_input(t("session.rename"), value=info.title, key=f"title_{info.id}", max_chars=200)
+            if st.button("OK", key=f"rename_{info.id}"):
+                store.rename_session(info.id, title)
+                st.rerun()
+        busy = live_runs().active(info.id) is not None
+        if right.button(t("session.delete"), key=f"delete_{info.id}", disabled=busy):
+            with contextlib.suppress(SessionNotFound):
+                store.delete_session(info.id)
+            st.toast(t("session.deleted"))
+            st.rerun()
+        snapshots = store.list_snapshots(info.id)
+        if snapshots:
+            with st.expander(f"{t('session.snapshots')} ({len(snapshots)})", icon=":material/photo_camera:"):
+                for snapshot in snapshots:
+                    name, fork = st.columns([4, 2])
+                    name.markdown(f"**{snapshot.name}** · {when(snapshot.created_at)}")
+                    if fork.button(t("session.fork"), key=f"fork_{snapshot.id}"):
+                        try:
+                            forked = store.fork_snapshot(snapshot.id)
+                        except SnapshotNotFound as exc:
+                            st.error(str(exc))
+                        else:
+                            go_to_chat(forked.id)

@@ -1,0 +1,203 @@
+"""Draw turns and steps. One set of functions for live runs, reloaded sessions and replays.
+
+Every model or tool text goes through ``st.markdown`` with HTML disabled (Streamlit's default), or
+``st.code`` / ``st.text``, which show it literally. Markdown images are turned into links so a reply
+cannot make the browser fetch anything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from agent_core.formatting import format_cost, format_duration, format_tokens
+from agent_core.metrics import RunMetrics, SessionMetrics, ToolStats
+from agent_core.pricing import PriceTable
+from agent_core.transcript import ActionView, StepView, TurnView
+from pages.ui.i18n import status_label, t
+
+_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)]*)\)")
+LONG_OBSERVATION = 600
+"""Observations longer than this are shown in a short scrolling box."""
+
+
+def safe_markdown(text: str) -> str:
+    """Markdown with images turned into plain links (no remote fetches from model output)."""
+    return _IMAGE.sub(lambda m: f"[{m.group(1) or 'image'}]({m.group(2)})", text)
+
+
+def tool_summary(tools: Sequence[ToolStats]) -> str:
+    """``3 tool calls: calculator ×2, date_calculator ×1 · 1 error · 1.2 s in tools``, in the UI language."""
+    calls = sum(s.calls for s in tools)
+    if not calls:
+        return t("summary.no_tools")
+    parts = [t("summary.calls", count=calls, tools=", ".join(f"{s.tool} ×{s.calls}" for s in tools))]
+    errors = sum(s.errors for s in tools)
+    if errors:
+        parts.append(t("summary.errors", count=errors))
+    parts.append(t("summary.in_tools", time=format_duration(sum(s.total_ms for s in tools))))
+    return " · ".join(parts)
+
+
+def metrics_line(metrics: RunMetrics | SessionMetrics) -> str:
+    """Steps · tokens · cost · time, for under an answer or in the sidebar."""
+    usage = metrics.usage
+    parts = [
+        f"{metrics.steps} {'steps' if metrics.steps != 1 else 'step'}",
+        f"{format_tokens(usage.total_tokens, estimated=usage.estimated)} tokens",
+        format_cost(metrics.cost, estimated=usage.estimated),
+        format_duration(metrics.duration_ms),
+    ]
+    return " · ".join(parts)
+
+
+def user_message(question: str) -> None:
+    """The user's question as a chat bubble."""
+    with st.chat_message("user"):
+        st.markdown(safe_markdown(question))
+
+
+def answer_body(turn: TurnView) -> None:
+    """The assistant bubble's content: the answer, the streaming text, or why there is none."""
+    if turn.answer is not None:
+        st.markdown(safe_markdown(turn.answer))
+    elif not turn.finished:
+        text = turn.live_text
+        st.markdown(safe_markdown(_visible_answer(text)) + " ▌" if text else f"*{t('chat.thinking')}*")
+    else:
+        st.warning(t("chat.no_answer", status=status_label(turn.status)) + (f"\n\n{turn.error}" if turn.error else ""))
+
+
+def _visible_answer(streamed: str) -> str:
+    """While a ReAct reply streams, show the part after ``Final Answer:`` once it starts."""
+    for label in ("Final Answer:", "Final Answer：", "最终答案：", "最终答案:"):
+        index = streamed.find(label)
+        if index != -1:
+            return streamed[index + len(label) :].strip()
+    return streamed
+
+
+def turn_caption(turn: TurnView, metrics: RunMetrics | None) -> str:
+    """Status and metrics of a finished turn, for under its answer."""
+    status = status_label(turn.status)
+    icon = ":material/check_circle:" if turn.status == "completed" else ":material/warning:"
+    return f"{icon} {status} · {metrics_line(metrics)}" if metrics else f"{icon} {status}"
+
+
+def trace_header(turn: TurnView, number: int, metrics: RunMetrics | None) -> None:
+    """Which turn the trace shows, and its tool usage summary."""
+    st.markdown(f"**{t('trace.turn', n=number)}** · {status_label(turn.status)}")
+    st.caption(_clip(turn.question, 160))
+    if metrics is not None:
+        st.caption(f":material/build: {tool_summary(metrics.tools)}")
+        st.caption(f":material/speed: {metrics_line(metrics)}")
+
+
+def steps(turn: TurnView, prices: PriceTable, *, live: bool = False) -> None:
+    """Every step of a turn as an expandable item; a running step as an ``st.status``."""
+    last = len(turn.steps) - 1
+    for index, step in enumerate(turn.steps):
+        if step.number in turn.resumed_at:
+            st.caption(f":material/replay: {t('trace.resumed')}")
+        running = live and not turn.finished and index == last
+        if running:
+            with st.status(_step_label(step, turn.model, prices), state="running", expanded=True):
+                step_body(step)
+        else:
+            with st.expander(
+                _step_label(step, turn.model, prices), expanded=live and index == last, icon=_step_icon(step)
+            ):
+                step_body(step)
+
+
+def _step_icon(step: StepView) -> str:
+    if step.thinking:
+        return ":material/hourglass_top:"
+    if step.has_error:
+        return ":material/error:"
+    if step.final_answer is not None:
+        return ":material/check_circle:"
+    return ":material/build:"
+
+
+def _step_label(step: StepView, model: str, prices: PriceTable) -> str:
+    what = ", ".join(a.tool for a in step.actions) or (t("trace.answer") if step.final_answer is not None else "")
+    numbers = step_numbers(step, model, prices)
+    return " · ".join(x for x in (t("trace.step", n=step.number), what, numbers) if x)
+
+
+def step_numbers(step: StepView, model: str, prices: PriceTable) -> str:
+    """Tokens, latency and cost of a step's model call."""
+    if step.usage is None:
+        return t("trace.running") if step.thinking else ""
+    usage = step.usage
+    tokens = (
+        f"{format_tokens(usage.prompt_tokens, estimated=usage.estimated)}→"
+        f"{format_tokens(usage.completion_tokens, estimated=usage.estimated)} tok"
+    )
+    cost = prices.cost(usage, model)
+    return " · ".join([format_duration(step.latency_ms), tokens] + ([format_cost(cost)] if cost is not None else []))
+
+
+def step_body(step: StepView) -> None:
+    """Thought, action(s) with arguments, observation(s), errors; or the streaming text."""
+    if step.reasoning:
+        st.markdown(f"**{t('trace.reasoning')}**")
+        st.text(_clip(step.reasoning, 4000))
+    if step.thinking:
+        st.text(step.streamed or "…")
+        return
+    if step.model_error:
+        st.error(t("trace.model_error", error=step.model_error))
+    if step.thought:
+        st.markdown(f"**{t('trace.thought')}**")
+        st.text(step.thought)
+    if step.format_error:
+        st.error(t("trace.format_error", error=step.format_error))
+        st.code(step.text or "", language=None, wrap_lines=True)
+    for action in step.actions:
+        action_block(action)
+    if step.final_answer is not None:
+        st.markdown(f"**{t('trace.answer')}**")
+        st.text(step.final_answer)
+    if step.ttft_ms is not None:
+        st.caption(f"time to first token {format_duration(step.ttft_ms)}")
+
+
+def action_block(action: ActionView) -> None:
+    """One tool call: name, JSON arguments, and its observation or error."""
+    st.markdown(f"**{t('trace.action')}** `{action.tool}`")
+    st.code(json.dumps(action.arguments, ensure_ascii=False, indent=2), language="json")
+    if action.running:
+        st.caption(f"⏳ {t('trace.running')}")
+        return
+    duration = format_duration(action.duration_ms)
+    if action.error:
+        st.error(t("trace.tool_error", error=action.error))
+    st.markdown(f"**{t('trace.observation')}** · {duration}" + (f" {t('trace.truncated')}" if action.truncated else ""))
+    output = action.output or ""
+    height: Any = 160 if len(output) > LONG_OBSERVATION else "content"
+    st.code(output, language=None, wrap_lines=True, height=height)
+    _links(action.details)
+
+
+def _links(details: Any) -> None:
+    """Clickable links for tool details that carry search results (title/url)."""
+    items = details.get("results") if isinstance(details, dict) else details
+    if not isinstance(items, list):
+        return
+    lines = [
+        f"- [{_clip(str(item.get('title') or item['url']), 90)}]({item['url']})"
+        for item in items[:10]
+        if isinstance(item, dict) and str(item.get("url", "")).startswith(("http://", "https://"))
+    ]
+    if lines:
+        st.markdown("\n".join(lines))
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

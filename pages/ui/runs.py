@@ -1,0 +1,72 @@
+"""Start, resume, watch and stop runs; each run lives in a background thread and records every event."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import streamlit as st
+
+from agent_core.agent import new_run_id
+from agent_core.events import Event
+from agent_core.guards import CancelToken
+from agent_core.live import LiveRun
+from agent_core.store import SessionStore, agent_for_session, config_from_agent, record_events, resume_run
+from agent_core.store.continuation import split_at_run
+from pages.ui.state import ModelConfig, live_runs
+
+WATCH_INTERVAL_S = 0.1
+
+
+def start_question(store: SessionStore, session_id: str, config: ModelConfig, question: str) -> LiveRun:
+    """Run ``question`` in the session with the sidebar's configuration."""
+    agent = agent_for_session(
+        store,
+        session_id,
+        config.chat_model(),
+        config.selected_tools(),
+        protocol=config.protocol,
+        settings=config.agent_settings(),
+    )
+    store.update_config(session_id, config_from_agent(agent))
+    run_id = new_run_id()
+
+    def make(cancel: CancelToken) -> Iterator[Event]:
+        return record_events(store, session_id, agent.run(question, cancel=cancel, run_id=run_id))
+
+    return live_runs().start(session_id, make, run_id=run_id)
+
+
+def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig, run_id: str) -> LiveRun:
+    """Continue the session's interrupted run after its last complete step."""
+    agent = agent_for_session(
+        store,
+        session_id,
+        config.chat_model(),
+        config.selected_tools(),
+        protocol=config.protocol,
+        settings=config.agent_settings(),
+    )
+    _, run_events = split_at_run(store.events(session_id), run_id)
+
+    def make(cancel: CancelToken) -> Iterator[Event]:
+        return resume_run(store, session_id, agent, cancel=cancel)
+
+    return live_runs().start(session_id, make, run_id=run_id, base=run_events)
+
+
+def watch(live: LiveRun, redraw: Callable[[list[Event]], None], *, since: int = 0) -> None:
+    """Redraw as the run's events arrive, until it ends; a click elsewhere interrupts this (the run goes on)."""
+    seen = since
+    while True:
+        new = live.wait(seen, WATCH_INTERVAL_S)
+        if new:
+            seen += len(new)
+            redraw(new)
+        if live.done and seen >= len(live.events):
+            return
+
+
+def stop(live: LiveRun) -> None:
+    """Cancel the run (it ends with status ``cancelled``)."""
+    live.cancel()
+    st.toast("⏹")

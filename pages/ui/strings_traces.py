@@ -1,0 +1,3 @@
+"""UI strings of the Traces page (merged into ``i18n.STRINGS``)."""
+
+STRINGS: dict[str, dict[str, str]] = {}

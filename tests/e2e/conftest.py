@@ -1,0 +1,137 @@
+"""Browser end-to-end fixtures: the fake LLM, ``streamlit run app.py`` on localhost, and Debian's chromium."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_core.testing import FakeOpenAIServer
+from tests.e2e.fake_llm import respond
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("SPARROW_CHROMIUM", "/usr/bin/chromium"))
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless=new",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Everything under tests/e2e is marked ``e2e`` (``-m 'not e2e'`` skips the browser)."""
+    for item in items:
+        if "tests/e2e/" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="session")
+def fake_llm() -> Iterator[FakeOpenAIServer]:
+    """The rule-driven fake LLM over real HTTP on 127.0.0.1."""
+    with FakeOpenAIServer(respond) as server:
+        yield server
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"streamlit did not become healthy at {url} within {timeout:.0f} s")
+
+
+@pytest.fixture(scope="session")
+def app_url(fake_llm: FakeOpenAIServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``streamlit run app.py`` with OPENAI_BASE_URL pointing at the fake LLM and a fresh data directory."""
+    port = _free_port()
+    data_dir = tmp_path_factory.mktemp("e2e-data")
+    env = {
+        **os.environ,
+        "OPENAI_BASE_URL": fake_llm.base_url,
+        "OPENAI_API_KEY": "sk-e2e-test-key",
+        "SPARROW_MODEL": "gpt-4o-mini",
+        "SPARROW_DATA_DIR": str(data_dir),
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+    }
+    env.pop("DATABASE_URL", None)
+    log = (tmp_path_factory.mktemp("e2e-logs") / "streamlit.log").open("wb")
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
+    command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """Headless Debian chromium driven by Playwright (never a downloaded browser)."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) or run .ci/run")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser: object, app_url: str) -> Iterator[object]:
+    """A fresh browser context (no shared storage) with downloads enabled; 20 s default timeout."""
+    context = browser.new_context(viewport={"width": 1500, "height": 950}, accept_downloads=True)  # type: ignore[attr-defined]
+    context.set_default_timeout(20_000)
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def shot(tab: object, name: str) -> Path:
+    """Save a screenshot under test-artifacts/ and return its path."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    tab.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+    return path
+
+
+def wait_for_app(tab: object) -> None:
+    """Wait until Streamlit finished its script run (no 'running' indicator)."""
+    tab.wait_for_selector('[data-testid="stApp"]')  # type: ignore[attr-defined]
+    tab.wait_for_function(  # type: ignore[attr-defined]
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=30_000,
+    )

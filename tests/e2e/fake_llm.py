@@ -1,0 +1,119 @@
+"""A deterministic, rule-driven stand-in for an LLM, served by FakeOpenAIServer for app and browser tests.
+
+It reads the conversation like a model would and answers in either protocol: ReAct text when the
+request has no ``tools``, native tool calls when it does. It only knows a few question shapes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from typing import Any
+
+from agent_core.testing import FakeOpenAIServer, Reply
+
+TWO_TOOLS = "What is 17 * 23, and what weekday is 150 days after 2024-05-20?"
+SLOW = "Tell me a very long story slowly."
+
+
+def respond(body: dict[str, Any]) -> Reply:
+    """The next reply for a chat-completions request body."""
+    messages = body.get("messages", [])
+    native = bool(body.get("tools"))
+    question = _question(messages)
+    observations = _observations(messages)
+    if SLOW.lower() in question.lower():
+        return Reply("Thought: " + "once upon a time " * 400, chunk_delay=0.05)
+    if "17 * 23" in question:
+        if not observations:
+            return _call(native, "First I multiply 17 by 23.", "calculator", {"expression": "17 * 23"})
+        if len(observations) == 1:
+            args = {"operation": "add", "date": "2024-05-20", "days": 150}
+            return _call(native, "Now the date arithmetic.", "date_calculator", args)
+        weekday = re.search(r"= (\d{4}-\d{2}-\d{2}) \((\w+)\)", observations[-1])
+        day = f"{weekday.group(1)}, a {weekday.group(2)}" if weekday else "unknown"
+        return _final(
+            native,
+            "Both results are in.",
+            f"17 × 23 = {observations[0].strip()}, and 150 days after 2024-05-20 is {day}.",
+        )
+    if m := re.search(r"what is ([\d\s+*/().-]+)\??$", question, re.I):
+        if not observations:
+            return _call(native, "I will use the calculator.", "calculator", {"expression": m.group(1).strip()})
+        return _final(native, "Done.", f"The result is {observations[-1].strip()}.")
+    if m := re.search(r"add (\d+) to that", question, re.I):
+        previous = _previous_answer(messages)
+        number = re.findall(r"-?\d+(?:\.\d+)?", previous or "")
+        if not observations and number:
+            return _call(
+                native, "Add to the previous result.", "calculator", {"expression": f"{number[0]} + {m.group(1)}"}
+            )
+        return _final(native, "Done.", f"The result is {observations[-1].strip() if observations else '?'}.")
+    return _final(native, "A simple question.", f"You said: {question}")
+
+
+def _question(messages: list[dict[str, Any]]) -> str:
+    for message in reversed(messages):
+        content = message.get("content") or ""
+        if message.get("role") == "user" and not content.startswith(("Observation:", "Your last reply")):
+            return content
+    return ""
+
+
+def _observations(messages: list[dict[str, Any]]) -> list[str]:
+    """Tool results after the current question."""
+    found: list[str] = []
+    for message in reversed(messages):
+        content = message.get("content") or ""
+        if message.get("role") == "tool":
+            found.append(content)
+        elif message.get("role") == "user" and content.startswith("Observation:"):
+            found.append(content.removeprefix("Observation:").strip())
+        elif message.get("role") == "user" and not content.startswith("Your last reply"):
+            break
+    return list(reversed(found))
+
+
+def _previous_answer(messages: list[dict[str, Any]]) -> str | None:
+    seen_question = False
+    for message in reversed(messages):
+        if message.get("role") == "user" and not (message.get("content") or "").startswith("Observation:"):
+            if seen_question:
+                continue
+            seen_question = True
+        elif seen_question and message.get("role") == "assistant":
+            return (message.get("content") or "").removeprefix("Final Answer:").strip()
+    return None
+
+
+def _call(native: bool, thought: str, tool: str, arguments: dict[str, Any]) -> Reply:
+    if native:
+        return Reply(thought, tool_calls=((tool, arguments),), chunk_delay=0.01)
+    text = f"Thought: {thought}\nAction: {tool}\nAction Input: {json.dumps(arguments)}"
+    return Reply(text, chunk_delay=0.01)
+
+
+def _final(native: bool, thought: str, answer: str) -> Reply:
+    if native:
+        return Reply(answer, chunk_delay=0.01)
+    return Reply(f"Thought: {thought}\nFinal Answer: {answer}", chunk_delay=0.01)
+
+
+def main() -> None:
+    """Serve the fake LLM until interrupted: ``python -m tests.e2e.fake_llm --port 8765``."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    server = FakeOpenAIServer(respond, port=args.port).start()
+    print(server.base_url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
