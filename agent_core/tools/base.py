@@ -204,7 +204,7 @@ _ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 
 def _args_model(fn: Callable[..., Any], tool_name: str, docs: dict[str, str]) -> type[BaseModel]:
     try:
-        hints = get_type_hints(fn)
+        hints = get_type_hints(fn, include_extras=True)
     except Exception as exc:
         raise ToolDefinitionError(f"tool {tool_name!r}: cannot read type hints ({exc})") from None
     fields: dict[str, Any] = {}

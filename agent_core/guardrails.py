@@ -1,0 +1,213 @@
+"""Output checks run on text before it is shown or stored (final answers, tool outputs, memories).
+
+An ``OutputCheck`` is any callable ``check(text, source=...) -> CheckResult``; the result carries the text to use
+(possibly rewritten) and what was found. The default, ``SecretMasker``, finds credentials by their well-known
+shapes (OpenAI, Anthropic, AWS, GitHub, Slack, Google, Stripe, Hugging Face keys, JWTs, "Bearer" tokens,
+``password=...`` assignments, PEM private keys) and masks them, keeping a short prefix so a person can still tell
+which key leaked: ``sk-proj-a…[masked]``. Checks compose with ``chain``; ``check_value`` applies one to every
+string inside a JSON-like value (tool ``details``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+MASK = "…[masked]"
+
+SOURCES = ("final_answer", "tool_output", "memory", "other")
+"""The places a check is asked about; a check may treat them differently (e.g. stricter for memories)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a check flagged in a text."""
+
+    kind: str
+    """Machine name of what was found, e.g. "openai_key"."""
+    label: str
+    """Words for people, e.g. "OpenAI API key"."""
+    start: int
+    """Offset of the flagged part in the text the check was given."""
+    end: int
+    masked: str
+    """What replaced it, e.g. "sk-a…[masked]"."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able form for events and the store."""
+        return {"kind": self.kind, "label": self.label, "start": self.start, "end": self.end, "masked": self.masked}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The text to show or store (possibly rewritten), and what the check found."""
+
+    text: str
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def flagged(self) -> bool:
+        """True when anything was found."""
+        return bool(self.findings)
+
+
+class OutputCheck(Protocol):
+    """A hook that inspects text before it is shown or stored, and may rewrite it."""
+
+    def __call__(self, text: str, *, source: str = "other") -> CheckResult:
+        """Check ``text`` coming from ``source`` (one of SOURCES)."""
+        ...
+
+
+@dataclass(frozen=True)
+class SecretPattern:
+    """A kind of secret: a regex whose ``secret`` group (or whole match) is masked, keeping ``keep`` characters."""
+
+    kind: str
+    label: str
+    regex: re.Pattern[str]
+    keep: int
+    """Characters of the secret left visible: the fixed prefix plus one, e.g. 4 for "sk-a"."""
+    accept: Callable[[str], bool] | None = None
+    """Extra test on the secret text, to turn away look-alikes (e.g. words without digits)."""
+
+
+def _has_letter_and_digit(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+_B = r"(?<![A-Za-z0-9_\-])"
+"""Not in the middle of a longer word ("task-..." is not "sk-...")."""
+_E = r"(?![A-Za-z0-9_\-])"
+
+
+def _p(kind: str, label: str, pattern: str, keep: int, accept: Callable[[str], bool] | None = None) -> SecretPattern:
+    return SecretPattern(kind, label, re.compile(pattern), keep, accept)
+
+
+DEFAULT_PATTERNS: tuple[SecretPattern, ...] = (
+    _p(
+        "private_key",
+        "PEM private key",
+        r"(?P<head>-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)(?P<secret>\s*[A-Za-z0-9+/=][\s\S]*?"
+        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z))",
+        0,
+    ),
+    _p("anthropic_key", "Anthropic API key", _B + r"sk-ant-[a-z]+\d*-[A-Za-z0-9_\-]{20,}" + _E, 8),
+    _p("openai_key", "OpenAI API key", _B + r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}" + _E, 9),
+    _p("openai_key", "OpenAI API key", _B + r"sk-[A-Za-z0-9]{20,}" + _E, 4),
+    _p("aws_access_key", "AWS access key ID", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", 5),
+    _p(
+        "aws_secret_key",
+        "AWS secret access key",
+        r"(?i:aws_?secret_?access_?key|aws_?secret)[\"']?\s*[:=]\s*[\"']?(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
+        4,
+    ),
+    _p("github_token", "GitHub token", _B + r"gh[pousr]_[A-Za-z0-9]{30,}" + _E, 5),
+    _p("github_token", "GitHub token", _B + r"github_pat_[A-Za-z0-9_]{30,}" + _E, 12),
+    _p("slack_token", "Slack token", _B + r"xox[abposre]-[A-Za-z0-9\-]{10,}" + _E, 5),
+    _p("slack_token", "Slack app token", _B + r"xapp-\d-[A-Za-z0-9\-]{10,}" + _E, 7),
+    _p("slack_webhook", "Slack webhook URL", r"hooks\.slack\.com/services/(?P<secret>T[A-Za-z0-9_/]{20,})", 1),
+    _p("google_api_key", "Google API key", _B + r"AIza[0-9A-Za-z_\-]{35}" + _E, 5),
+    _p("stripe_key", "Stripe secret key", _B + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,}" + _E, 8),
+    _p("huggingface_token", "Hugging Face token", _B + r"hf_[A-Za-z0-9]{30,}" + _E, 4),
+    _p("jwt", "JSON Web Token", _B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 4),
+    _p(
+        "bearer_token",
+        "Bearer token",
+        r"(?i:\bbearer)\s+(?P<secret>[A-Za-z0-9\-._~+/]{20,}=*)",
+        4,
+        _has_letter_and_digit,
+    ),
+    _p(
+        "credential",
+        "password or secret",
+        r"(?i:\b(?:api[_\-]?key|secret[_\-]?key|client[_\-]?secret|access[_\-]?token|auth[_\-]?token|password|passwd"
+        r"|secret|token))[\"']?\s*[:=]\s*[\"']?(?P<secret>[^\s\"',;<>\[\]…]{12,})",
+        4,
+        _has_letter_and_digit,
+    ),
+)
+"""Specific shapes first: where two patterns overlap, the earlier pattern wins."""
+
+
+class SecretMasker:
+    """The default output check: masks credentials found by ``patterns``, keeping a short prefix of each."""
+
+    def __init__(self, patterns: Iterable[SecretPattern] = DEFAULT_PATTERNS) -> None:
+        self.patterns = tuple(patterns)
+
+    def __call__(self, text: str, *, source: str = "other") -> CheckResult:
+        """``text`` with every secret masked, and one Finding per secret."""
+        findings = self.find(text)
+        if not findings:
+            return CheckResult(text)
+        pieces, last = [], 0
+        for finding in findings:
+            pieces.extend([text[last : finding.start], finding.masked])
+            last = finding.end
+        pieces.append(text[last:])
+        return CheckResult("".join(pieces), tuple(findings))
+
+    def find(self, text: str) -> list[Finding]:
+        """Non-overlapping secrets in ``text``, in text order."""
+        candidates = []
+        for rank, pattern in enumerate(self.patterns):
+            for match in pattern.regex.finditer(text):
+                has_group = "secret" in pattern.regex.groupindex
+                start, end = match.span("secret") if has_group else match.span()
+                secret = text[start:end]
+                if pattern.accept is None or pattern.accept(secret):
+                    candidates.append((start, rank, end, pattern, secret))
+        chosen: list[Finding] = []
+        for start, _, end, pattern, secret in sorted(candidates, key=lambda c: (c[0], c[1])):
+            if chosen and start < chosen[-1].end:
+                continue
+            masked = secret[: min(pattern.keep, len(secret) // 3)] + MASK
+            chosen.append(Finding(pattern.kind, pattern.label, start, end, masked))
+        return chosen
+
+
+def chain(*checks: OutputCheck) -> OutputCheck:
+    """One check that runs ``checks`` in order, each on the text the previous one produced."""
+
+    def run(text: str, *, source: str = "other") -> CheckResult:
+        findings: list[Finding] = []
+        for check in checks:
+            result = check(text, source=source)
+            text = result.text
+            findings.extend(result.findings)
+        return CheckResult(text, tuple(findings))
+
+    return run
+
+
+def check_value(value: Any, check: OutputCheck, *, source: str = "other") -> tuple[Any, list[Finding]]:
+    """Apply ``check`` to every string inside a JSON-like value (dicts, lists, tuples); returns a new value."""
+    findings: list[Finding] = []
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            result = check(item, source=source)
+            findings.extend(result.findings)
+            return result.text
+        if isinstance(item, dict):
+            return {key: walk(inner) for key, inner in item.items()}
+        if isinstance(item, list):
+            return [walk(inner) for inner in item]
+        if isinstance(item, tuple):
+            return tuple(walk(inner) for inner in item)
+        return item
+
+    return walk(value), findings
+
+
+default_check: OutputCheck = SecretMasker()
+"""The check Sparrow uses unless configured otherwise."""
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with every secret the default patterns know masked."""
+    return default_check(text).text

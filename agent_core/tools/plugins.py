@@ -1,0 +1,232 @@
+"""Custom tools without editing Sparrow: load a user's own ``@tool`` functions from modules or entry points.
+
+Write a tool module
+-------------------
+Any importable module (or a plain ``.py`` file) with functions decorated by ``@tool``::
+
+    # mytools.py
+    from agent_core.tools import tool
+
+    @tool
+    def word_count(text: str) -> str:
+        '''Count the words in a text.
+
+        Args:
+            text: The text whose words are counted.
+        '''
+        return str(len(text.split()))
+
+Every public ``Tool`` in the module is taken, in the order they are defined. To choose exactly which ones
+(or to build tools in a loop), define ``TOOLS = [word_count, ...]`` in the module: then only that list counts.
+Mark risky tools with ``@tool(needs_approval=True)``; give slow ones ``@tool(timeout=...)``.
+
+Register it, either way
+-----------------------
+- By module path: ``SPARROW_TOOLS="mytools,mypkg.more_tools,/path/to/file.py"`` (comma-separated module names
+  importable on ``sys.path``, or paths to ``.py`` files).
+- By entry point, from an installed package's ``pyproject.toml``::
+
+      [project.entry-points."sparrow.tools"]
+      mytools = "mypkg.tools"               # a module: every tool in it (or its TOOLS list)
+      # also: "mypkg.tools:TOOLS" (a list), "mypkg.tools:word_count" (one tool),
+      #       "mypkg.tools:make_tools" (a function returning tools)
+
+Problems (import errors, a module without tools, two tools with one name) are reported per source, naming the
+module or entry point and what went wrong; the other sources still load.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from agent_core.tools.base import Tool
+
+MODULES_ENV = "SPARROW_TOOLS"
+ENTRY_POINT_GROUP = "sparrow.tools"
+
+
+class PluginError(Exception):
+    """A tool source could not be loaded; the message names the source and the problem."""
+
+
+@dataclass(frozen=True)
+class LoadedTools:
+    """Tools found in plugins, where each came from, and the problems met on the way."""
+
+    tools: tuple[Tool, ...] = ()
+    origins: Mapping[str, str] = field(default_factory=dict)
+    """Tool name -> its source, e.g. "module mypkg.tools" or "entry point mytools (mypkg 1.0)"."""
+    errors: tuple[str, ...] = ()
+    """One sentence per source that failed; those sources contributed no tools."""
+
+    def raise_errors(self) -> None:
+        """Raise PluginError listing every problem, if there was any."""
+        if self.errors:
+            raise PluginError("; ".join(self.errors))
+
+
+def modules_from_env(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The module names and file paths listed in SPARROW_TOOLS (comma-separated)."""
+    raw = (os.environ if environ is None else environ).get(MODULES_ENV, "")
+    return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+def tools_from_module(spec: str) -> list[Tool]:
+    """The tools of a module named ``spec`` ("mypkg.tools") or in a file ("path/to/tools.py")."""
+    origin = f"module {spec}"
+    return tools_from_object(import_module(spec), origin)
+
+
+def import_module(spec: str) -> ModuleType:
+    """Import a module by dotted name or ``.py`` path; PluginError with the cause when that fails."""
+    try:
+        if spec.endswith(".py") or os.sep in spec or "/" in spec:
+            return _import_file(Path(spec).expanduser())
+        return importlib.import_module(spec)
+    except PluginError:
+        raise
+    except Exception as exc:  # user code may raise anything while importing
+        raise PluginError(f"module {spec}: cannot import it ({type(exc).__name__}: {exc})") from exc
+
+
+def _import_file(path: Path) -> ModuleType:
+    if not path.is_file():
+        raise PluginError(f"module {path}: no such file")
+    name = f"sparrow_user_tools.{path.stem}"
+    loader_spec = importlib.util.spec_from_file_location(name, path)
+    if loader_spec is None or loader_spec.loader is None:
+        raise PluginError(f"module {path}: not a Python file that can be imported")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[name] = module
+    try:
+        loader_spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def tools_from_object(obj: Any, origin: str) -> list[Tool]:
+    """Tools from a module, a Tool, a list of Tools, or a function returning one of those."""
+    if isinstance(obj, Tool):
+        return [obj]
+    if isinstance(obj, ModuleType):
+        return _module_tools(obj, origin)
+    if isinstance(obj, list | tuple | set | frozenset):
+        return _checked_list(list(obj), origin)
+    if callable(obj):
+        try:
+            made = obj()
+        except Exception as exc:
+            raise PluginError(f"{origin}: the tool factory raised {type(exc).__name__}: {exc}") from exc
+        if isinstance(made, Tool):
+            return [made]
+        if isinstance(made, list | tuple):
+            return _checked_list(list(made), origin)
+        raise PluginError(f"{origin}: the tool factory returned {type(made).__name__}, not a list of tools")
+    raise PluginError(f"{origin}: {type(obj).__name__} is not a tool, a list of tools or a module")
+
+
+def _module_tools(module: ModuleType, origin: str) -> list[Tool]:
+    if "TOOLS" in vars(module):
+        tools = tools_from_object(vars(module)["TOOLS"], f"{origin} (TOOLS)")
+    else:
+        found = [v for k, v in vars(module).items() if isinstance(v, Tool) and not k.startswith("_")]
+        tools = list({id(t): t for t in found}.values())
+    if not tools:
+        raise PluginError(f"{origin}: no tools found; decorate functions with @tool or list them in TOOLS = [...]")
+    return tools
+
+
+def _checked_list(items: list[Any], origin: str) -> list[Tool]:
+    for position, item in enumerate(items):
+        if not isinstance(item, Tool):
+            raise PluginError(
+                f"{origin}: item {position} is {type(item).__name__} {item!r:.60}, not a Tool; decorate it with @tool"
+            )
+    if not items:
+        raise PluginError(f"{origin}: the list of tools is empty")
+    return items
+
+
+def entry_point_sources(group: str = ENTRY_POINT_GROUP) -> list[tuple[str, importlib.metadata.EntryPoint]]:
+    """(origin, entry point) for every installed entry point in ``group``, sorted by name for a stable order."""
+    found = sorted(importlib.metadata.entry_points(group=group), key=lambda ep: (ep.name, ep.value))
+    return [(_entry_origin(ep), ep) for ep in found]
+
+
+def _entry_origin(ep: importlib.metadata.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    owner = f" of {dist.name} {dist.version}" if dist is not None else ""
+    return f"entry point {ep.name} ({ep.value}){owner}"
+
+
+def tools_from_entry_point(ep: importlib.metadata.EntryPoint, origin: str | None = None) -> list[Tool]:
+    """Load one entry point and return its tools; PluginError naming it when that fails."""
+    where = origin or _entry_origin(ep)
+    try:
+        obj = ep.load()
+    except Exception as exc:
+        raise PluginError(f"{where}: cannot load it ({type(exc).__name__}: {exc})") from exc
+    return tools_from_object(obj, where)
+
+
+def load_plugins(
+    modules: Iterable[str] | None = None,
+    *,
+    entry_points: bool = True,
+    group: str = ENTRY_POINT_GROUP,
+    taken: Iterable[Tool] = (),
+) -> LoadedTools:
+    """Load tools from ``modules`` (default: SPARROW_TOOLS) and the entry points; never raises for one bad source.
+
+    ``taken`` are tools already registered (the built-ins): a plugin tool that is the very same object is
+    skipped quietly, one that only shares the name is reported as a duplicate.
+    """
+    names = modules_from_env() if modules is None else list(modules)
+    sources: list[tuple[str, Any]] = [(f"module {m}", m) for m in names]
+    if entry_points:
+        sources.extend(entry_point_sources(group))
+    registry = _Registry(taken)
+    for origin, source in sources:
+        try:
+            tools = tools_from_module(source) if isinstance(source, str) else tools_from_entry_point(source, origin)
+            registry.add_all(tools, origin)
+        except PluginError as exc:
+            registry.errors.append(str(exc))
+    return LoadedTools(tuple(registry.tools), dict(registry.origins), tuple(registry.errors))
+
+
+class _Registry:
+    """Collects tools from several sources, refusing a source whose tool names clash with earlier ones."""
+
+    def __init__(self, taken: Iterable[Tool]) -> None:
+        self.owners: dict[str, tuple[Tool, str]] = {t.name: (t, "the built-in tools") for t in taken}
+        self.tools: list[Tool] = []
+        self.origins: dict[str, str] = {}
+        self.errors: list[str] = []
+
+    def add_all(self, tools: list[Tool], origin: str) -> None:
+        fresh: list[Tool] = []
+        for tool in tools:
+            owner = self.owners.get(tool.name)
+            if owner is not None and owner[0] is not tool:
+                raise PluginError(f"{origin}: a tool named {tool.name!r} already comes from {owner[1]}")
+            twin = next((t for t in fresh if t.name == tool.name), None)
+            if twin is not None and twin is not tool:
+                raise PluginError(f"{origin}: two different tools are named {tool.name!r}")
+            if owner is None and twin is None:
+                fresh.append(tool)
+        for tool in fresh:
+            self.owners[tool.name] = (tool, origin)
+            self.tools.append(tool)
+            self.origins[tool.name] = origin
