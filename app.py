@@ -1,12 +1,10 @@
-"""Sparrow: page setup, the shared sidebar, and navigation. Each page is its own short script in pages/."""
+"""Sparrow: page setup and navigation. Each page is its own short script in pages/ and draws the shared sidebar."""
 
 import streamlit as st
 
 from pages.ui.i18n import t
-from pages.ui.sidebar import language_picker, model_settings
 
 st.set_page_config(page_title="Sparrow", page_icon="🐦", layout="wide")
-language_picker()
 page = st.navigation(
     [
         st.Page("pages/chat.py", title=t("nav.chat"), icon=":material/chat:", default=True),
@@ -14,5 +12,4 @@ page = st.navigation(
         st.Page("pages/traces.py", title=t("nav.traces"), icon=":material/timeline:"),
     ]
 )
-model_settings()
 page.run()

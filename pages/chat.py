@@ -12,13 +12,14 @@ from pages.ui import render
 from pages.ui.i18n import t
 from pages.ui.runs import resume_interrupted, start_question, stop, watch
 from pages.ui.session_view import prices, session_view, with_live
-from pages.ui.state import current_session_id, get_store, live_runs, model_config, open_session
+from pages.ui.sidebar import frame
+from pages.ui.state import current_session_id, get_store, live_runs, open_session
 
 PAGE_TURNS = 20
 """Turns drawn at first; older ones appear on request, so long sessions stay fast."""
 
+config = frame()
 store = get_store()
-config = model_config()
 session_id = current_session_id()
 try:
     view = session_view(store, session_id)

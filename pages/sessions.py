@@ -9,8 +9,10 @@ import streamlit as st
 
 from agent_core.store import SessionNotFound, SnapshotNotFound
 from pages.ui.i18n import t
+from pages.ui.sidebar import frame
 from pages.ui.state import get_store, live_runs, open_session
 
+frame()
 store = get_store()
 st.header(t("nav.sessions"))
 sessions = store.list_sessions()

@@ -140,8 +140,8 @@ STRINGS.update(TRACES_STRINGS)
 
 
 def lang() -> str:
-    """The chosen UI language code."""
-    return st.session_state.get("lang", "en")
+    """The chosen UI language code (the sidebar's language control)."""
+    return st.session_state.get("lang_choice") or "en"
 
 
 def t(key: str, **values: object) -> str:

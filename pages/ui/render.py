@@ -134,6 +134,8 @@ def step_numbers(step: StepView, model: str, prices: PriceTable) -> str:
     """Tokens, latency and cost of a step's model call."""
     if step.usage is None:
         return t("trace.running") if step.thinking else ""
+    if step.model_error and not step.usage.total_tokens:
+        return format_duration(step.latency_ms)
     usage = step.usage
     tokens = (
         f"{format_tokens(usage.prompt_tokens, estimated=usage.estimated)}→"

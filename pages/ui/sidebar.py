@@ -12,14 +12,30 @@ from pages.ui.i18n import LANGUAGES, t
 from pages.ui.state import ModelConfig, available_tools, secret_key
 
 
+def frame() -> ModelConfig:
+    """The sidebar every page shares (language, model, agent); returns the model configuration."""
+    language_picker()
+    return model_settings()
+
+
 def language_picker() -> None:
-    """English / 简体中文 (a segmented control can be deselected: that keeps the language)."""
-    if st.session_state.get("lang_choice") is None:
-        st.session_state["lang_choice"] = st.session_state.get("lang", "en")
-    st.session_state["lang"] = st.session_state["lang_choice"]
+    """English / 简体中文."""
+    st.session_state.setdefault("lang_choice", "en")
     st.sidebar.segmented_control(
-        t("lang"), list(LANGUAGES), format_func=LANGUAGES.get, key="lang_choice", label_visibility="collapsed"
+        t("lang"),
+        list(LANGUAGES),
+        format_func=LANGUAGES.get,
+        key="lang_choice",
+        label_visibility="collapsed",
+        on_change=_keep_a_language,
     )
+
+
+def _keep_a_language() -> None:
+    # Clicking the selected option deselects it; keep the language instead.
+    if st.session_state.get("lang_choice") is None:
+        st.session_state["lang_choice"] = st.session_state.get("_last_lang", "en")
+    st.session_state["_last_lang"] = st.session_state["lang_choice"]
 
 
 def model_settings() -> ModelConfig:

@@ -1,0 +1,140 @@
+"""The Chat page through AppTest: onboarding, a full turn with its trace, save/load, upload, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from agent_core.store import SessionStore, export_session, import_session
+from agent_core.testing import FakeOpenAIServer
+from tests.e2e.fake_llm import TWO_TOOLS
+
+TIMEOUT = 30
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def open_app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def texts(at: AppTest) -> str:
+    """Everything written on the page (markdown, captions, code, text), for whole-page assertions."""
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [c.value for c in at.code]
+    parts += [t.value for t in at.text] + [e.label for e in at.expander]
+    parts += [w.value for w in at.warning] + [e.value for e in at.error] + [s.value for s in at.subheader]
+    return "\n".join(str(p) for p in parts)
+
+
+def ask(at: AppTest, question: str) -> AppTest:
+    at.chat_input(key="question").set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_onboarding_without_any_configuration() -> None:
+    at = open_app()
+    page = texts(at)
+    assert "Connect a model to start chatting" in [s.value for s in at.subheader]
+    assert "Ollama" in page and "OPENAI_API_KEY" in page and "Sessions page" in page
+    assert at.chat_input(key="question").disabled is True
+    assert not at.error
+
+
+def test_onboarding_in_chinese() -> None:
+    at = open_app()
+    at.segmented_control(key="lang_choice").set_value("zh").run()
+    assert [s.value for s in at.subheader] == ["连接一个模型即可开始对话", "追踪", "会话"]
+    assert "已保存的会话无需模型也能打开和回放" in texts(at)
+
+
+def test_a_turn_with_two_tools_shows_answer_trace_and_summary(fake_llm: FakeOpenAIServer) -> None:
+    at = ask(open_app(), TWO_TOOLS)
+    page = texts(at)
+    assert "17 × 23 = 391, and 150 days after 2024-05-20 is 2024-10-17, a Thursday." in page
+    labels = [e.label for e in at.expander]
+    assert [label.split(" · ")[:2] for label in labels if label.startswith("Step")] == [
+        ["Step 1", "calculator"],
+        ["Step 2", "date_calculator"],
+        ["Step 3", "Final Answer"],
+    ]
+    assert "2 tool calls: calculator ×1, date_calculator ×1" in page
+    assert '"expression": "17 * 23"' in page
+    assert "2024-05-20 (Monday) + 150 days = 2024-10-17 (Thursday)" in page
+    assert "completed · 3 steps" in page
+    assert at.query_params["session"]
+    assert not at.error and not at.exception
+
+
+def test_follow_up_uses_the_conversation(fake_llm: FakeOpenAIServer) -> None:
+    at = ask(open_app(), "What is 6 * 7?")
+    at = ask(at, "Add 10 to that result")
+    assert "The result is 52." in texts(at)
+
+
+def test_the_session_survives_a_new_browser_tab(fake_llm: FakeOpenAIServer) -> None:
+    at = ask(open_app(), "What is 6 * 7?")
+    session_id = (
+        at.query_params["session"][0] if isinstance(at.query_params["session"], list) else at.query_params["session"]
+    )
+    again = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    again.query_params["session"] = session_id
+    again.run()
+    assert "The result is 42." in texts(again)
+
+
+def test_save_snapshot_and_fork_it_from_the_sessions_page(fake_llm: FakeOpenAIServer) -> None:
+    at = ask(open_app(), "What is 6 * 7?")
+    at.text_input(key="snapshot_name").set_value("after the first answer")
+    at.button(key="snapshot_save").click().run()
+    store = SessionStore.open()
+    (session,) = store.list_sessions()
+    assert [s.name for s in store.list_snapshots(session.id)] == ["after the first answer"]
+    sessions_page = at.switch_page("pages/sessions.py").run()
+    assert "after the first answer" in texts(sessions_page)
+    fork = next(b for b in sessions_page.button if b.key and b.key.startswith("fork_"))
+    fork.click().run()
+    assert len(store.list_sessions()) == 2
+
+
+def test_an_imported_session_opens_with_its_conversation(fake_llm: FakeOpenAIServer) -> None:
+    # AppTest cannot drive st.file_uploader; the browser test uploads through the real widget.
+    ask(open_app(), "What is 6 * 7?")
+    store = SessionStore.open()
+    (session,) = store.list_sessions()
+    imported = import_session(store, export_session(store, session.id))
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    fresh.query_params["session"] = imported.id
+    fresh.run()
+    assert "The result is 42." in texts(fresh)
+    assert imported.id != session.id
+
+
+def test_dead_endpoint_shows_a_clear_error_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    at = ask(open_app(), "What is 6 * 7?")
+    page = texts(at)
+    assert "No answer (error).\n\nCannot connect to http://127.0.0.1:9/v1: connection failed or refused" in page
+    assert "Model error: Cannot connect to http://127.0.0.1:9/v1" in page
+    assert not at.exception
+
+
+def test_unknown_session_in_the_url_starts_a_new_chat() -> None:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["session"] = "ses_does_not_exist"
+    at.run()
+    assert any("ses_does_not_exist does not exist" in w.value for w in at.warning)
+    assert not at.exception
+
+
+def test_downloaded_file_is_valid_json(fake_llm: FakeOpenAIServer) -> None:
+    ask(open_app(), "What is 6 * 7?")
+    store = SessionStore.open()
+    (session,) = store.list_sessions()
+    document = json.loads(export_session(store, session.id))
+    assert document["format"] and document["version"]
