@@ -7,7 +7,7 @@ import streamlit as st
 from agent_core.metrics import run_metrics
 from agent_core.models import ModelError
 from agent_core.store import SessionFileError, SessionNotFound, export_filename, export_session, import_session
-from agent_core.transcript import Transcript, TurnView
+from agent_core.transcript import TurnView
 from pages.ui import render
 from pages.ui.i18n import t
 from pages.ui.runs import resume_interrupted, start_question, stop, watch
@@ -29,7 +29,7 @@ except SessionNotFound:
     session_id, view = None, session_view(store, None)
 
 live = live_runs().active(session_id) if session_id else None
-transcript: Transcript = with_live(view, live) if live else view.transcript
+transcript, live_seen = with_live(view, live) if live else (view.transcript, 0)
 turns = transcript.turns
 selected = st.session_state.get("selected_run") or (turns[-1].run_id if turns else None)
 if live is not None:
@@ -178,6 +178,6 @@ if live is not None:
                 render.trace_header(current, turns.index(current) + 1, metrics)
                 render.steps(current, prices(), live=True)
 
-    watch(live, redraw, since=len(live.events))
+    watch(live, redraw, since=live_seen)
     live_runs().forget(live.key)
     st.rerun()

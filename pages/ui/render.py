@@ -21,6 +21,7 @@ from agent_core.transcript import ActionView, StepView, TurnView
 from pages.ui.i18n import status_label, t
 
 _IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)]*)\)")
+_FINAL = re.compile(r"(?:final[ _]*answer|最终答案)[ \t*_]*[:：]", re.IGNORECASE)
 LONG_OBSERVATION = 600
 """Observations longer than this are shown in a short scrolling box."""
 
@@ -47,8 +48,8 @@ def metrics_line(metrics: RunMetrics | SessionMetrics) -> str:
     """Steps · tokens · cost · time, for under an answer or in the sidebar."""
     usage = metrics.usage
     parts = [
-        f"{metrics.steps} {'steps' if metrics.steps != 1 else 'step'}",
-        f"{format_tokens(usage.total_tokens, estimated=usage.estimated)} tokens",
+        t("metrics.steps" if metrics.steps != 1 else "metrics.step", n=metrics.steps),
+        t("metrics.tokens", tokens=format_tokens(usage.total_tokens, estimated=usage.estimated)),
         format_cost(metrics.cost, estimated=usage.estimated),
         format_duration(metrics.duration_ms),
     ]
@@ -66,19 +67,21 @@ def answer_body(turn: TurnView) -> None:
     if turn.answer is not None:
         st.markdown(safe_markdown(turn.answer))
     elif not turn.finished:
-        text = turn.live_text
-        st.markdown(safe_markdown(_visible_answer(text)) + " ▌" if text else f"*{t('chat.thinking')}*")
+        text = _visible_answer(turn.live_text, turn.protocol)
+        st.markdown(safe_markdown(text) + " ▌" if text else f"*{t('chat.thinking')}*")
     else:
         st.warning(t("chat.no_answer", status=status_label(turn.status)) + (f"\n\n{turn.error}" if turn.error else ""))
 
 
-def _visible_answer(streamed: str) -> str:
-    """While a ReAct reply streams, show the part after ``Final Answer:`` once it starts."""
-    for label in ("Final Answer:", "Final Answer：", "最终答案：", "最终答案:"):
-        index = streamed.find(label)
-        if index != -1:
-            return streamed[index + len(label) :].strip()
-    return streamed
+def _visible_answer(streamed: str, protocol: str) -> str:
+    """What of a streaming reply belongs in the chat: for ReAct, only what follows ``Final Answer:``.
+
+    Thoughts and actions stream into the trace panel instead.
+    """
+    if protocol != "react":
+        return streamed
+    match = _FINAL.search(streamed)
+    return streamed[match.end() :].strip() if match else ""
 
 
 def turn_caption(turn: TurnView, metrics: RunMetrics | None) -> str:

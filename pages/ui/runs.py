@@ -12,6 +12,7 @@ from agent_core.guards import CancelToken
 from agent_core.live import LiveRun
 from agent_core.store import SessionStore, agent_for_session, config_from_agent, record_events, resume_run
 from agent_core.store.continuation import split_at_run
+from pages.ui.i18n import t
 from pages.ui.state import ModelConfig, live_runs
 
 WATCH_INTERVAL_S = 0.1
@@ -69,4 +70,4 @@ def watch(live: LiveRun, redraw: Callable[[list[Event]], None], *, since: int = 
 def stop(live: LiveRun) -> None:
     """Cancel the run (it ends with status ``cancelled``)."""
     live.cancel()
-    st.toast("⏹")
+    st.toast(t("chat.stopping"), icon=":material/stop_circle:")

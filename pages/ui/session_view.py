@@ -54,12 +54,16 @@ def session_view(store: SessionStore, session_id: str | None) -> SessionView:
     return view
 
 
-def with_live(view: SessionView, live: LiveRun) -> Transcript:
-    """The session's turns with the live run's events (deltas included) in place of its stored ones."""
+def with_live(view: SessionView, live: LiveRun) -> tuple[Transcript, int]:
+    """The turns with the live run's events (deltas included) in place of its stored ones, and how many were used.
+
+    Follow the run from that count on: events arriving meanwhile are then neither lost nor drawn twice.
+    """
+    seen = list(live.events)
     transcript = Transcript.from_events(e for e in view.events if e.run_id != live.run_id)
     transcript.extend(live.base)
-    transcript.extend(live.events)
-    return transcript
+    transcript.extend(seen)
+    return transcript, len(seen)
 
 
 __all__ = ["SessionNotFound", "SessionView", "prices", "session_view", "with_live"]
