@@ -8,7 +8,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent_core.approvals import Approvals
 from agent_core.events import Event, RunStarted
+from agent_core.guardrails import OutputCheck, default_check
 from agent_core.guards import CancelToken
 from agent_core.memory import ConversationMemory, rebuild_scratchpad
 from agent_core.models.base import ChatModel
@@ -37,6 +39,12 @@ class AgentSettings:
     """Token budget for earlier turns of the conversation (recent in full, older summarised)."""
     delta_interval: float = 0.03
     """Streamed text is batched into at most one ModelDelta per this many seconds (0: one per chunk)."""
+    max_tools: int | None = None
+    """Offer at most this many tools per step, the most relevant first (BM25); None offers every tool."""
+    pinned_tools: tuple[str, ...] = ()
+    """Tools always offered, whatever ``max_tools`` says."""
+    require_approval: bool = True
+    """Pause before tools marked ``needs_approval`` until a person decides; False approves them all."""
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:
@@ -59,6 +67,8 @@ class Agent:
         memory: ConversationMemory | None = None,
         instructions: str | None = None,
         settings: AgentSettings | None = None,
+        approvals: Approvals | None = None,
+        output_check: OutputCheck | None = default_check,
         **overrides: Any,
     ) -> None:
         self.model = model
@@ -67,6 +77,10 @@ class Agent:
         self.settings = dataclasses.replace(settings or AgentSettings(), **overrides)
         self.memory = memory or ConversationMemory(budget_tokens=self.settings.memory_budget_tokens)
         self.instructions = instructions
+        self.approvals = approvals or Approvals()
+        """Where decisions on calls that need approval are posted (see ``ApprovalRequested``)."""
+        self.output_check = output_check
+        """Checks tool outputs and answers before they are shown or stored; None turns it off."""
 
     def run(self, question: str, *, cancel: CancelToken | None = None, run_id: str | None = None) -> Iterator[Event]:
         """Answer ``question``: yields RunStarted … RunFinished, exactly one RunFinished, always last."""

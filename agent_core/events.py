@@ -57,7 +57,7 @@ class Event:
         """Plain, JSON-ready dict with a ``type`` discriminator."""
         data: dict[str, Any] = {"type": self.type}
         for f in dataclasses.fields(self):
-            data[f.name] = _plain(getattr(self, f.name))
+            data[f.name] = plain(getattr(self, f.name))
         return data
 
 
@@ -175,6 +175,43 @@ class ToolFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ApprovalRequested(Event):
+    """A tool marked as needing approval is about to run: the run waits for a person to decide."""
+
+    type: ClassVar[str] = "approval_requested"
+    step: int
+    call_id: str
+    tool: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalDecided(Event):
+    """A person (or the run's policy) approved or denied a tool call."""
+
+    type: ClassVar[str] = "approval_decided"
+    step: int
+    call_id: str
+    tool: str
+    approved: bool
+    by: str = "user"
+    """``user`` when a person decided, ``policy`` when settings approved every call (``--yes``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutputFlagged(Event):
+    """The output check found something (secrets, by default) and masked it before it was shown or stored."""
+
+    type: ClassVar[str] = "output_flagged"
+    step: int
+    source: str
+    """``tool_output`` or ``final_answer``."""
+    findings: tuple[dict[str, Any], ...] = ()
+    """What was found: kind, label and the masked form; never the secret itself."""
+    call_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class FinalAnswer(Event):
     """The run produced its answer."""
 
@@ -209,6 +246,9 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ModelFinished,
         ToolStarted,
         ToolFinished,
+        ApprovalRequested,
+        ApprovalDecided,
+        OutputFlagged,
         FinalAnswer,
         RunFinished,
     )
@@ -248,13 +288,14 @@ def _first_error(exc: Exception, kind: str) -> str:
     return f"invalid {kind!r} event: {exc}"
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
+    """A JSON-ready copy: dataclasses become dicts, tuples become lists."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     return value
 
 

@@ -133,6 +133,10 @@ DEFAULT_PATTERNS: tuple[SecretPattern, ...] = (
 """Specific shapes first: where two patterns overlap, the earlier pattern wins."""
 
 
+_CANDIDATE = re.compile(r"[^\s\"',;<>\[\]…]{12,}")
+"""Every default pattern's match contains a run like this (12+ characters without spaces or delimiters)."""
+
+
 class SecretMasker:
     """The default output check: masks credentials found by ``patterns``, keeping a short prefix of each."""
 
@@ -153,6 +157,8 @@ class SecretMasker:
 
     def find(self, text: str) -> list[Finding]:
         """Non-overlapping secrets in ``text``, in text order."""
+        if self.patterns is DEFAULT_PATTERNS and not _CANDIDATE.search(text):
+            return []  # no default pattern can match without such a run: skip the 17 regexes
         candidates = []
         for rank, pattern in enumerate(self.patterns):
             for match in pattern.regex.finditer(text):

@@ -65,6 +65,11 @@ class Deadline:
         """True once the limit has passed."""
         return self._at is not None and time.monotonic() >= self._at
 
+    def extend(self, seconds: float) -> None:
+        """Push the limit back (time spent waiting for a person does not count)."""
+        if self._at is not None:
+            self._at += seconds
+
     def cap(self, timeout: float | None) -> float | None:
         """The smaller of ``timeout`` and the time left."""
         left = self.remaining()

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 
+from agent_core.approvals import Approvals
 from agent_core.events import Event, RunFinished
 from agent_core.guards import CancelToken
 
@@ -19,9 +20,18 @@ class LiveRun:
     """One run's event stream in a background thread; ``wait(since)`` returns the events after ``since``."""
 
     def __init__(
-        self, key: str, events: Iterator[Event], cancel: CancelToken, *, run_id: str, base: Sequence[Event] = ()
+        self,
+        key: str,
+        events: Iterator[Event],
+        cancel: CancelToken,
+        *,
+        run_id: str,
+        base: Sequence[Event] = (),
+        approvals: Approvals | None = None,
     ) -> None:
         self.key = key
+        self.approvals = approvals or Approvals()
+        """Where viewers post decisions on calls awaiting approval."""
         self.run_id = run_id
         self.base: tuple[Event, ...] = tuple(base)
         """Earlier events of the same run (when resuming), so viewers can show the whole run."""
@@ -96,6 +106,7 @@ class LiveRuns:
         *,
         run_id: str,
         base: Sequence[Event] = (),
+        approvals: Approvals | None = None,
     ) -> LiveRun:
         """Start ``make(cancel)`` for ``key``; refuses while another run of the same key is active."""
         with self._lock:
@@ -104,7 +115,7 @@ class LiveRuns:
             if current is not None and not current.done:
                 raise RuntimeError("a run is already in progress in this session")
             cancel = CancelToken()
-            run = LiveRun(key, make(cancel), cancel, run_id=run_id, base=base)
+            run = LiveRun(key, make(cancel), cancel, run_id=run_id, base=base, approvals=approvals)
             self._runs[key] = run
         return run.start()
 

@@ -3,32 +3,34 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from agent_core.acting import Acting
 from agent_core.events import (
     Event,
     FinalAnswer,
-    ModelDelta,
     ModelFinished,
+    OutputFlagged,
     RunFinished,
     RunResumed,
     RunStarted,
     StepStarted,
     ToolFinished,
-    ToolStarted,
     Usage,
+    plain,
 )
 from agent_core.guards import CancelToken, Deadline, RunStopped
 from agent_core.memory import Scratchpad, Turn, record_for
 from agent_core.models.base import Completion, Message, ModelRequest
 from agent_core.models.errors import ModelError
 from agent_core.protocols.base import Decision
+from agent_core.streaming import Timing, stream_reply
 from agent_core.tokens import estimate_messages, estimate_tokens
-from agent_core.tools.runner import ToolRunner
+from agent_core.tools.base import Tool
+from agent_core.tools.retrieval import select_tools
 
 if TYPE_CHECKING:
     from agent_core.agent import Agent
@@ -53,17 +55,16 @@ class RunLoop:
         self.settings = agent.settings
         self.protocol = agent.protocol
         self.tools = list(agent.tools)
-        self.runner = ToolRunner(
-            agent.tools, timeout=self.settings.tool_timeout, max_output_chars=self.settings.max_observation_chars
-        )
         self.resume = resume
         self.pad = resume.scratchpad if resume else Scratchpad(self.settings.keep_steps)
         self.usage, self.tool_calls, self.steps = _totals(resume.earlier) if resume else (Usage(), 0, 0)
         self.format_failures = 0
         self.deadline = Deadline(self.settings.time_limit)
+        self.acting = Acting(agent, run_id, cancel, self.deadline)
         self.started = time.perf_counter()
-        self.prefix = self._prefix()
-        self.prefix_tokens = estimate_messages([*self.prefix, {"content": question}])
+        self.last_thought = ""
+        self.offered: list[Tool] = self.tools
+        self._prefixes: dict[tuple[str, ...], tuple[list[Message], int]] = {}
 
     def events(self) -> Iterator[Event]:
         """Run to the end, yielding every event; exactly one RunFinished comes last."""
@@ -76,7 +77,8 @@ class RunLoop:
             for step in range(self.resume.next_step if self.resume else 1, self.settings.max_steps + 1):
                 self._check_guards()
                 self.steps = step
-                yield StepStarted(run_id=self.run_id, step=step, offered_tools=tuple(t.name for t in self.tools))
+                self.offered = self._offer()
+                yield StepStarted(run_id=self.run_id, step=step, offered_tools=tuple(t.name for t in self.offered))
                 decision, finished = yield from self._think(step)
                 if decision.final_answer is not None:
                     answer, status, error = decision.final_answer, "completed", None
@@ -85,7 +87,9 @@ class RunLoop:
                     self._format_failure(finished)
                     continue
                 self.format_failures = 0
-                yield from self._act(step, decision, finished)
+                done = yield from self.acting.act(step, decision.calls)
+                self.tool_calls += len(done)
+                self.pad.add(record_for(self.protocol, finished, done, self.tools))
         except RunStopped as stop:
             status, error = stop.status, stop.message
         except ModelError as exc:
@@ -100,70 +104,62 @@ class RunLoop:
         if self.deadline.expired:
             raise RunStopped("timeout", f"time limit of {self.settings.time_limit:g} s reached")
 
+    def _offer(self) -> list[Tool]:
+        """The tools put in front of the model this step: all of them, or the most relevant few."""
+        limit = self.settings.max_tools
+        if limit is None or len(self.tools) <= limit:
+            return self.tools
+        query = f"{self.question}\n{self.last_thought}"
+        pinned = [t for t in self.tools if t.name in self.settings.pinned_tools]
+        return select_tools(self.tools, query, limit=limit, pinned=pinned)
+
     def _think(self, step: int) -> Iterator[Event]:
-        messages = self._messages()
+        prefix, prefix_tokens = self._prefix()
+        messages = [*prefix, *self.pad.messages()]
         request = ModelRequest(
             messages,
             temperature=self.settings.temperature,
             timeout=self.deadline.cap(None),
             cancel=self.cancel,
-            **self.protocol.request_options(self.tools),
+            **self.protocol.request_options(self.offered),
         )
-        timing = _Timing()
+        timing = Timing()
         completion: Completion | None = None
         failure: Exception | None = None
         try:
-            completion = yield from self._stream(step, request, timing)
+            completion = yield from stream_reply(
+                self.agent.model,
+                request,
+                self.protocol,
+                run_id=self.run_id,
+                step=step,
+                cancel=self.cancel,
+                timing=timing,
+                interval=self.settings.delta_interval,
+            )
         except (ModelError, RunStopped) as exc:
             failure = exc
         decision = self.protocol.interpret(completion, self.agent.tools) if completion else Decision()
-        finished = self._model_finished(step, messages, completion, decision, timing, failure)
+        usage = self._usage(completion, prefix_tokens)
+        finished = self._model_finished(step, messages, completion, decision, timing, failure, usage)
+        finished, flagged = self._checked(finished)
+        if flagged is not None:
+            yield flagged
+            decision = dataclasses.replace(decision, final_answer=finished.final_answer, thought=finished.thought)
         yield finished
         if failure is not None:
             raise failure
+        self.last_thought = decision.thought
         return decision, finished
 
-    def _stream(self, step: int, request: ModelRequest, timing: _Timing) -> Iterator[Event]:
-        text, shown, last_shown = "", 0, 0.0
-        interval = self.settings.delta_interval
-        stream: Iterator[Any] = iter(())
-        try:
-            stream = iter(self.agent.model.stream(request))
-            while True:
-                item = timing.next(stream)
-                if item is None:
-                    raise ModelError("server", f"model {self.agent.model.name!r} ended without a completion")
-                if isinstance(item, Completion):
-                    if len(text) > shown:
-                        yield ModelDelta(run_id=self.run_id, step=step, text=text[shown:])
-                    return item
-                if self.cancel.cancelled:
-                    raise RunStopped("cancelled", "cancelled by the user while the model was writing")
-                if item.channel == "reasoning":
-                    yield ModelDelta(run_id=self.run_id, step=step, text=item.text, channel="reasoning")
-                    continue
-                text += item.text
-                cut = self._cut(text, item.text)
-                end = len(text) if cut is None else cut
-                now = time.perf_counter()
-                if end > shown and (cut is not None or now - last_shown >= interval):
-                    yield ModelDelta(run_id=self.run_id, step=step, text=text[shown:end])
-                    shown, last_shown = end, now
-                if cut is not None:  # the model is writing its own Observation: stop reading
-                    return Completion(text=text, finish_reason="stop_at_observation")
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()
-
-    def _cut(self, text: str, piece: str) -> int | None:
-        """Where to cut streamed text; the protocol is asked only when a label may have just ended."""
-        if ":" not in piece and "：" not in piece:
-            return None
-        tail = text[-(len(piece) + 16) :].lower()
-        if "observation" not in tail and "观察" not in tail:
-            return None
-        return self.protocol.cut_index(text)
+    def _usage(self, completion: Completion | None, prefix_tokens: int) -> Usage:
+        if completion is None:  # the call failed: nothing was generated, nothing is counted
+            return Usage()
+        return completion.usage or Usage(
+            prefix_tokens + self.pad.estimate_tokens(),
+            estimate_tokens(completion.text) + estimate_tokens(completion.reasoning),
+            estimated=True,
+        )
 
     def _model_finished(
         self,
@@ -171,17 +167,11 @@ class RunLoop:
         messages: list[Message],
         completion: Completion | None,
         decision: Decision,
-        timing: _Timing,
+        timing: Timing,
         failure: Exception | None,
+        usage: Usage,
     ) -> ModelFinished:
-        if completion is None:  # the call failed: nothing was generated, nothing is counted
-            completion, usage = Completion(), Usage()
-        else:
-            usage = completion.usage or Usage(
-                self.prefix_tokens + self.pad.estimate_tokens(),
-                estimate_tokens(completion.text) + estimate_tokens(completion.reasoning),
-                estimated=True,
-            )
+        completion = completion or Completion()
         self.usage += usage
         return ModelFinished(
             run_id=self.run_id,
@@ -201,6 +191,27 @@ class RunLoop:
             messages=tuple(messages),
         )
 
+    def _checked(self, finished: ModelFinished) -> tuple[ModelFinished, OutputFlagged | None]:
+        """Mask what the output check finds in the reply (its text, thought, reasoning and answer)."""
+        check = self.agent.output_check
+        if check is None or not (finished.text or finished.reasoning):
+            return finished, None
+        source = "final_answer" if finished.final_answer is not None else "model_output"
+        changes: dict[str, str] = {}
+        findings: list[dict[str, str]] = []
+        for name in ("text", "reasoning", "thought", "final_answer"):
+            value = getattr(finished, name)
+            if value:
+                result = check(value, source=source)
+                if result.findings:
+                    changes[name] = result.text
+                    findings += [{"kind": f.kind, "label": f.label, "masked": f.masked} for f in result.findings]
+        if not changes:
+            return finished, None
+        unique = tuple({f["masked"]: f for f in findings}.values())
+        flagged = OutputFlagged(run_id=self.run_id, step=finished.step, source=source, findings=unique)
+        return dataclasses.replace(finished, **changes), flagged
+
     def _format_failure(self, finished: ModelFinished) -> None:
         self.format_failures += 1
         if self.format_failures > self.settings.max_format_retries:
@@ -210,30 +221,6 @@ class RunLoop:
                 f"(last problem: {finished.format_error})",
             )
         self.pad.add(record_for(self.protocol, finished, (), self.tools))
-
-    def _act(self, step: int, decision: Decision, finished: ModelFinished) -> Iterator[Event]:
-        for call in decision.calls:
-            yield ToolStarted(
-                run_id=self.run_id, step=step, call_id=call.call_id, tool=call.name, arguments=call.arguments
-            )
-        results = self.runner.run(decision.calls, cancel=self.cancel, deadline=self.deadline)
-        done = [
-            ToolFinished(
-                run_id=self.run_id,
-                step=step,
-                call_id=call.call_id,
-                tool=call.name,
-                output=result.output,
-                details=_json_safe(result.details),
-                error=result.error,
-                duration_ms=result.duration_ms,
-                truncated=result.truncated,
-            )
-            for call, result in zip(decision.calls, results, strict=True)
-        ]
-        yield from done
-        self.tool_calls += len(done)
-        self.pad.add(record_for(self.protocol, finished, done, self.tools))
 
     def _finish(self, answer: str | None, status: str, error: str | None) -> Iterator[Event]:
         self.agent.memory.add(Turn(self.question, answer, status))
@@ -255,17 +242,25 @@ class RunLoop:
             return "cancelled"
         return "timeout" if self.deadline.expired else "error"
 
-    def _prefix(self) -> list[Message]:
-        """System prompt (with the summary of older turns) and recent turns: fixed for the whole run."""
-        memory = self.agent.memory
-        system = self.protocol.system_prompt(self.tools, self.agent.instructions)
-        summary = memory.summary()
-        if summary:
-            system += f"\n\nSummary of the earlier conversation:\n{summary}"
-        return [{"role": "system", "content": system}, *memory.messages(self.protocol.history_answer)]
+    def _prefix(self) -> tuple[list[Message], int]:
+        """System prompt (with the summary of older turns), recent turns and the question; and their tokens.
 
-    def _messages(self) -> list[Message]:
-        return [*self.prefix, {"role": "user", "content": self.question}, *self.pad.messages()]
+        Fixed for the run unless the offered tools change (tool retrieval), hence cached by tool names.
+        """
+        key = tuple(t.name for t in self.offered)
+        if key not in self._prefixes:
+            memory = self.agent.memory
+            system = self.protocol.system_prompt(self.offered, self.agent.instructions)
+            summary = memory.summary()
+            if summary:
+                system += f"\n\nSummary of the earlier conversation:\n{summary}"
+            prefix = [
+                {"role": "system", "content": system},
+                *memory.messages(self.protocol.history_answer),
+                {"role": "user", "content": self.question},
+            ]
+            self._prefixes[key] = (prefix, estimate_messages(prefix))
+        return self._prefixes[key]
 
     def _run_started(self) -> RunStarted:
         return RunStarted(
@@ -274,26 +269,8 @@ class RunLoop:
             model=self.agent.model.name,
             protocol=self.protocol.name,
             tools=tuple(t.schema for t in self.tools),
-            settings=dataclasses.asdict(self.settings),
+            settings=plain(self.settings),
         )
-
-
-class _Timing:
-    """Time spent inside the model's stream only (not in whoever consumes our events)."""
-
-    def __init__(self) -> None:
-        self.total_ms = 0.0
-        self.first_ms: float | None = None
-
-    def next(self, stream: Iterator[Any]) -> Any:
-        begin = time.perf_counter()
-        try:
-            item = next(stream, None)
-        finally:
-            self.total_ms += (time.perf_counter() - begin) * 1000
-        if self.first_ms is None and item is not None and not isinstance(item, Completion) and item.text:
-            self.first_ms = self.total_ms
-        return item
 
 
 def _totals(events: tuple[Event, ...]) -> tuple[Usage, int, int]:
@@ -306,12 +283,3 @@ def _totals(events: tuple[Event, ...]) -> tuple[Usage, int, int]:
         elif isinstance(event, StepStarted):
             steps = event.step
     return usage, calls, steps
-
-
-def _json_safe(value: Any) -> Any:
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    try:
-        return json.loads(json.dumps(value, default=str))
-    except (TypeError, ValueError):
-        return str(value)

@@ -11,10 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_core.events import (
+    ApprovalDecided,
+    ApprovalRequested,
     Event,
     FinalAnswer,
     ModelDelta,
     ModelFinished,
+    OutputFlagged,
     RunFinished,
     RunResumed,
     RunStarted,
@@ -38,6 +41,8 @@ class ActionView:
     error: str | None = None
     duration_ms: float | None = None
     truncated: bool = False
+    approval: str | None = None
+    """None when no approval was needed; else ``pending``, ``approved``, ``denied`` or ``auto``."""
 
     @property
     def running(self) -> bool:
@@ -65,6 +70,8 @@ class StepView:
     ttft_ms: float | None = None
     messages: tuple[dict[str, Any], ...] = ()
     actions: list[ActionView] = field(default_factory=list)
+    flags: list[OutputFlagged] = field(default_factory=list)
+    """What the output check masked in this step (secrets, by default)."""
 
     @property
     def has_error(self) -> bool:
@@ -109,6 +116,13 @@ class TurnView:
                 return existing
             self.steps.append(StepView(number))
         return self.steps[-1]
+
+    @property
+    def pending_approvals(self) -> list[tuple[int, ActionView]]:
+        """(step number, call) of every call waiting for a person's decision."""
+        if self.finished:
+            return []
+        return [(s.number, a) for s in self.steps for a in s.actions if a.approval == "pending"]
 
     @property
     def live_text(self) -> str:
@@ -167,8 +181,15 @@ class Transcript:
                 step.streamed += event.text
         elif isinstance(event, ModelFinished):
             _finish_model(turn.step(event.step), event)
+        elif isinstance(event, ApprovalRequested):
+            _action(turn.step(event.step), event.call_id, event.tool, event.arguments).approval = "pending"
+        elif isinstance(event, ApprovalDecided):
+            action = _action(turn.step(event.step), event.call_id, event.tool, {})
+            action.approval = "auto" if event.by == "policy" else ("approved" if event.approved else "denied")
         elif isinstance(event, ToolStarted):
-            turn.step(event.step).actions.append(ActionView(event.call_id, event.tool, event.arguments))
+            _action(turn.step(event.step), event.call_id, event.tool, event.arguments)
+        elif isinstance(event, OutputFlagged):
+            turn.step(event.step).flags.append(event)
         elif isinstance(event, ToolFinished):
             _finish_tool(turn.step(event.step), event)
         elif isinstance(event, FinalAnswer):
@@ -192,11 +213,19 @@ def _finish_model(step: StepView, event: ModelFinished) -> None:
     step.messages = event.messages
 
 
-def _finish_tool(step: StepView, event: ToolFinished) -> None:
-    action = next((a for a in step.actions if a.call_id == event.call_id), None)
+def _action(step: StepView, call_id: str, tool: str, arguments: dict[str, Any]) -> ActionView:
+    """The step's call with this id, created if needed."""
+    action = next((a for a in step.actions if a.call_id == call_id), None)
     if action is None:
-        action = ActionView(event.call_id, event.tool, {})
+        action = ActionView(call_id, tool, arguments)
         step.actions.append(action)
+    elif arguments and not action.arguments:
+        action.arguments = arguments
+    return action
+
+
+def _finish_tool(step: StepView, event: ToolFinished) -> None:
+    action = _action(step, event.call_id, event.tool, {})
     action.output = event.output
     action.details = event.details
     action.error = event.error

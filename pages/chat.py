@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
+from agent_core.approvals import approval_key
 from agent_core.metrics import run_metrics
 from agent_core.models import ModelError
 from agent_core.store import SessionFileError, SessionNotFound, export_filename, export_session, import_session
 from agent_core.transcript import TurnView
 from pages.ui import render
 from pages.ui.i18n import t
-from pages.ui.runs import resume_interrupted, start_question, stop, watch
+from pages.ui.runs import decide, resume_interrupted, start_question, stop, watch
 from pages.ui.session_view import prices, session_view, with_live
 from pages.ui.sidebar import frame
 from pages.ui.state import current_session_id, get_store, live_runs, open_session
@@ -104,6 +107,15 @@ with chat_column:
                 live_answer = st.empty()
                 with live_answer.container():
                     render.answer_body(turn)
+                for step_number, action in turn.pending_approvals:
+                    key = approval_key(turn.run_id, step_number, action.call_id)
+                    if live.approvals.decision(key) is None:
+                        render.approval_box(
+                            action.tool,
+                            action.arguments,
+                            key,
+                            partial(decide, live, turn.run_id, step_number, action.call_id),
+                        )
                 continue
             render.answer_body(turn)
             if turn.finished:

@@ -12,6 +12,12 @@ from agent_core.tools.base import (
 from agent_core.tools.calculator import calculator
 from agent_core.tools.clock import get_current_time
 from agent_core.tools.dates import date_calculator
+from agent_core.tools.fetch import fetch_url, make_fetch_url
+from agent_core.tools.plugins import LoadedTools, PluginError, load_plugins
+from agent_core.tools.retrieval import ToolIndex, select_tools
+from agent_core.tools.weather import get_weather, make_get_weather
+from agent_core.tools.web import WebSettings, web_tools
+from agent_core.tools.web_search import make_web_search, web_search
 
 
 def builtin_tools() -> list[Tool]:
@@ -20,15 +26,28 @@ def builtin_tools() -> list[Tool]:
 
 
 __all__ = [
+    "LoadedTools",
+    "PluginError",
     "Tool",
     "ToolArgumentsError",
     "ToolDefinitionError",
     "ToolError",
+    "ToolIndex",
     "ToolOutput",
     "ToolSet",
+    "WebSettings",
     "builtin_tools",
     "calculator",
     "date_calculator",
+    "fetch_url",
     "get_current_time",
+    "get_weather",
+    "load_plugins",
+    "make_fetch_url",
+    "make_get_weather",
+    "make_web_search",
+    "select_tools",
     "tool",
+    "web_search",
+    "web_tools",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,15 +49,22 @@ class ToolRunner:
     def run(
         self, calls: Sequence[CallRequest], *, cancel: CancelToken | None = None, deadline: Deadline | None = None
     ) -> list[CallResult]:
-        """Run ``calls`` concurrently; calls still running when ``cancel`` fires end as cancelled."""
+        """Run ``calls`` concurrently and return every result, in call order."""
+        return list(self.run_each(calls, cancel=cancel, deadline=deadline))
+
+    def run_each(
+        self, calls: Sequence[CallRequest], *, cancel: CancelToken | None = None, deadline: Deadline | None = None
+    ) -> Iterator[CallResult]:
+        """Start every call at once, then yield results in call order as each is ready.
+
+        Calls still running when ``cancel`` fires end as cancelled; a call past its timeout is abandoned.
+        """
         started: list[tuple[Tool, _Box] | CallResult] = []
         for call in calls:
             prepared = self._prepare(call)
             started.append(prepared if isinstance(prepared, CallResult) else (prepared[0], _WORKERS.submit(*prepared)))
-        return [
-            item if isinstance(item, CallResult) else self._collect(item[0], item[1], cancel, deadline)
-            for item in started
-        ]
+        for item in started:
+            yield item if isinstance(item, CallResult) else self._collect(item[0], item[1], cancel, deadline)
 
     def _prepare(self, call: CallRequest) -> tuple[Tool, dict[str, Any]] | CallResult:
         tool = self.tools.get(call.name)

@@ -13,6 +13,25 @@ STRINGS: dict[str, dict[str, str]] = {
     "nav.sessions": {"en": "Sessions", "zh": "会话"},
     "nav.traces": {"en": "Traces", "zh": "追踪"},
     "nav.memory": {"en": "Memory", "zh": "记忆"},
+    "nav.tools": {"en": "Tools", "zh": "工具"},
+    "tools.intro": {
+        "en": "The tools the agent may call. Enable or disable them in the sidebar (Agent).",
+        "zh": "智能体可以调用的工具。可在侧边栏（智能体）中启用或停用。",
+    },
+    "tools.needs_approval": {"en": "asks for approval before each call", "zh": "每次调用前需要批准"},
+    "tools.timeout": {"en": "timeout {seconds:g} s", "zh": "超时 {seconds:g} 秒"},
+    "tools.enabled": {"en": "enabled", "zh": "已启用"},
+    "tools.disabled": {"en": "disabled", "zh": "已停用"},
+    "tools.custom_title": {"en": "Add your own tools", "zh": "添加自己的工具"},
+    "tools.custom_body": {
+        "en": "Write a typed function with a Google-style docstring, decorate it with `@tool` "
+        "(`from agent_core import tool`), then either list its module in `SPARROW_TOOLS` "
+        "(e.g. `SPARROW_TOOLS=mypkg.tools,/path/to/my_tools.py`) or declare an entry point in the group "
+        "`sparrow.tools`. Restart the app to load it. See `examples/my_tools.py`.",
+        "zh": "编写带类型注解和 Google 风格文档字符串的函数，用 `@tool` 装饰（`from agent_core import tool`），"
+        "然后在 `SPARROW_TOOLS` 中列出它所在的模块（例如 `SPARROW_TOOLS=mypkg.tools,/path/to/my_tools.py`），"
+        "或在 `sparrow.tools` 组中声明入口点。重启应用后生效。参见 `examples/my_tools.py`。",
+    },
     "lang": {"en": "Language", "zh": "语言"},
     "model.header": {"en": "Model", "zh": "模型"},
     "model.provider": {"en": "Provider", "zh": "服务商"},
@@ -103,6 +122,17 @@ STRINGS: dict[str, dict[str, str]] = {
     "metrics.step": {"en": "{n} step", "zh": "{n} 步"},
     "metrics.steps": {"en": "{n} steps", "zh": "{n} 步"},
     "metrics.tokens": {"en": "{tokens} tokens", "zh": "{tokens} tokens"},
+    "approval.title": {"en": "The agent wants to run {tool}. Allow it?", "zh": "智能体想要运行 {tool}，是否允许？"},
+    "approval.approve": {"en": "Approve", "zh": "允许"},
+    "approval.deny": {"en": "Deny", "zh": "拒绝"},
+    "approval.pending": {"en": ":orange[awaiting approval]", "zh": ":orange[等待批准]"},
+    "approval.approved": {"en": ":green[approved]", "zh": ":green[已允许]"},
+    "approval.denied": {"en": ":red[denied]", "zh": ":red[已拒绝]"},
+    "approval.auto": {"en": "approved by settings", "zh": "按设置自动允许"},
+    "trace.flagged": {"en": "Masked in the {source}: {found}", "zh": "已在{source}中遮盖：{found}"},
+    "trace.source.tool_output": {"en": "tool output", "zh": "工具输出"},
+    "trace.source.final_answer": {"en": "answer", "zh": "答案"},
+    "trace.source.model_output": {"en": "model output", "zh": "模型输出"},
     "summary.turn": {"en": "This turn", "zh": "本轮"},
     "summary.no_tools": {"en": "no tool calls", "zh": "未调用工具"},
     "summary.calls": {"en": "{count} tool calls: {tools}", "zh": "{count} 次工具调用：{tools}"},

@@ -166,6 +166,9 @@ def step_body(step: StepView) -> None:
         st.code(step.text or "", language=None, wrap_lines=True)
     for action in step.actions:
         action_block(action)
+    for flag in step.flags:
+        found = ", ".join(f"{f.get('label', f.get('kind'))} ({f.get('masked')})" for f in flag.findings)
+        st.warning(t("trace.flagged", source=t(f"trace.source.{flag.source}"), found=found), icon=":material/shield:")
     if step.final_answer is not None:
         st.markdown(f"**{t('trace.answer')}**")
         st.text(step.final_answer)
@@ -175,8 +178,11 @@ def step_body(step: StepView) -> None:
 
 def action_block(action: ActionView) -> None:
     """One tool call: name, JSON arguments, and its observation or error."""
-    st.markdown(f"**{t('trace.action')}** `{action.tool}`")
+    badge = f" · {t(f'approval.{action.approval}')}" if action.approval else ""
+    st.markdown(f"**{t('trace.action')}** `{action.tool}`{badge}")
     st.code(json.dumps(action.arguments, ensure_ascii=False, indent=2), language="json")
+    if action.approval == "pending":
+        return
     if action.running:
         st.caption(f"⏳ {t('trace.running')}")
         return
@@ -188,6 +194,31 @@ def action_block(action: ActionView) -> None:
     height: Any = 160 if len(output) > LONG_OBSERVATION else "content"
     st.code(output, language=None, wrap_lines=True, height=height)
     _links(action.details)
+
+
+def approval_box(tool: str, arguments: dict[str, Any], key: str, on_decide: Any) -> None:
+    """Approve / Deny for a call the run is waiting on; ``on_decide(approved)`` records the decision."""
+    with st.container(border=True):
+        st.markdown(f":material/front_hand: **{t('approval.title', tool=tool)}**")
+        st.code(json.dumps(arguments, ensure_ascii=False, indent=2), language="json")
+        yes, no = st.columns(2)
+        yes.button(
+            t("approval.approve"),
+            key=f"approve_{key}",
+            type="primary",
+            on_click=on_decide,
+            args=(True,),
+            icon=":material/check:",
+            use_container_width=True,
+        )
+        no.button(
+            t("approval.deny"),
+            key=f"deny_{key}",
+            on_click=on_decide,
+            args=(False,),
+            icon=":material/block:",
+            use_container_width=True,
+        )
 
 
 def _links(details: Any) -> None:

@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterator
 import streamlit as st
 
 from agent_core.agent import new_run_id
-from agent_core.events import Event
+from agent_core.approvals import approval_key
+from agent_core.events import ApprovalRequested, Event
 from agent_core.guards import CancelToken
 from agent_core.live import LiveRun
 from agent_core.store import SessionStore, agent_for_session, config_from_agent, record_events, resume_run
@@ -34,7 +35,7 @@ def start_question(store: SessionStore, session_id: str, config: ModelConfig, qu
     def make(cancel: CancelToken) -> Iterator[Event]:
         return record_events(store, session_id, agent.run(question, cancel=cancel, run_id=run_id))
 
-    return live_runs().start(session_id, make, run_id=run_id)
+    return live_runs().start(session_id, make, run_id=run_id, approvals=agent.approvals)
 
 
 def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig, run_id: str) -> LiveRun:
@@ -52,19 +53,29 @@ def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig
     def make(cancel: CancelToken) -> Iterator[Event]:
         return resume_run(store, session_id, agent, cancel=cancel)
 
-    return live_runs().start(session_id, make, run_id=run_id, base=run_events)
+    return live_runs().start(session_id, make, run_id=run_id, base=run_events, approvals=agent.approvals)
 
 
 def watch(live: LiveRun, redraw: Callable[[list[Event]], None], *, since: int = 0) -> None:
-    """Redraw as the run's events arrive, until it ends; a click elsewhere interrupts this (the run goes on)."""
+    """Redraw as the run's events arrive, until it ends or asks for an approval (the page then reruns to ask).
+
+    A click elsewhere interrupts this script run; the agent's run goes on in its thread.
+    """
     seen = since
     while True:
         new = live.wait(seen, WATCH_INTERVAL_S)
         if new:
             seen += len(new)
             redraw(new)
+            if any(isinstance(e, ApprovalRequested) for e in new):
+                return
         if live.done and seen >= len(live.events):
             return
+
+
+def decide(live: LiveRun, run_id: str, step: int, call_id: str, approved: bool) -> None:
+    """Approve or deny a call the run is waiting on."""
+    live.approvals.decide(approval_key(run_id, step, call_id), approved)
 
 
 def stop(live: LiveRun) -> None:

@@ -11,7 +11,8 @@ from agent_core.agent import AgentSettings
 from agent_core.live import LiveRuns
 from agent_core.models import OpenAIChatModel
 from agent_core.store import SessionStore
-from agent_core.tools import Tool, builtin_tools
+from agent_core.tools import Tool
+from agent_core.tools.catalog import Catalog, tool_catalog
 
 
 @st.cache_resource(show_spinner=False)
@@ -27,9 +28,14 @@ def live_runs() -> LiveRuns:
 
 
 @st.cache_resource(show_spinner=False)
+def tools_catalog() -> Catalog:
+    """Built-in, web and plugin tools (SPARROW_TOOLS, entry points), loaded once per server process."""
+    return tool_catalog()
+
+
 def available_tools() -> dict[str, Tool]:
     """Every tool the app can enable, by name."""
-    return {t.name: t for t in builtin_tools()}
+    return {t.name: t for t in tools_catalog().tools}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,118 @@
+"""The act half of a step: approvals for sensitive tools, the tool calls, and checks on what they return."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from agent_core.approvals import approval_key
+from agent_core.events import ApprovalDecided, ApprovalRequested, Event, OutputFlagged, ToolFinished, ToolStarted
+from agent_core.guardrails import check_value
+from agent_core.guards import CancelToken, Deadline, RunStopped
+from agent_core.tools.runner import CallRequest, CallResult, ToolRunner
+
+if TYPE_CHECKING:
+    from agent_core.agent import Agent
+
+
+class Acting:
+    """Runs a step's tool calls for one run, yielding every event on the way."""
+
+    def __init__(self, agent: Agent, run_id: str, cancel: CancelToken, deadline: Deadline) -> None:
+        self.agent, self.run_id, self.cancel, self.deadline = agent, run_id, cancel, deadline
+        settings = agent.settings
+        self.runner = ToolRunner(
+            agent.tools, timeout=settings.tool_timeout, max_output_chars=settings.max_observation_chars
+        )
+
+    def act(self, step: int, calls: Sequence[CallRequest]) -> Iterator[Event]:
+        """Approve, start, run and check ``calls``; returns their ToolFinished events, in call order."""
+        denied = yield from self._approve(step, calls)
+        for call in calls:
+            yield ToolStarted(
+                run_id=self.run_id, step=step, call_id=call.call_id, tool=call.name, arguments=call.arguments
+            )
+        allowed = [c for c in calls if c.call_id not in denied]
+        results = self.runner.run_each(allowed, cancel=self.cancel, deadline=self.deadline)
+        finished: list[ToolFinished] = []
+        for call in calls:
+            result = _denial(call) if call.call_id in denied else next(results)
+            event, flagged = self._checked(step, call, result)
+            if flagged is not None:
+                yield flagged
+            yield event
+            finished.append(event)
+        return finished
+
+    def _approve(self, step: int, calls: Sequence[CallRequest]) -> Iterator[Event]:
+        denied: set[str] = set()
+        for call in calls:
+            tool = self.agent.tools.get(call.name)
+            if tool is None or not tool.needs_approval or call.problem:
+                continue
+            common: dict[str, Any] = {"run_id": self.run_id, "step": step, "call_id": call.call_id, "tool": call.name}
+            if not self.agent.settings.require_approval:
+                yield ApprovalDecided(**common, approved=True, by="policy")
+                continue
+            yield ApprovalRequested(**common, arguments=call.arguments)
+            waited_from = time.monotonic()
+            approved = self.agent.approvals.wait(approval_key(self.run_id, step, call.call_id), self.cancel)
+            self.deadline.extend(time.monotonic() - waited_from)  # a person's thinking time is not the agent's
+            if approved is None:
+                raise RunStopped("cancelled", f"cancelled while waiting for approval of {call.name}")
+            yield ApprovalDecided(**common, approved=approved)
+            if not approved:
+                denied.add(call.call_id)
+        return denied
+
+    def _checked(self, step: int, call: CallRequest, result: CallResult) -> tuple[ToolFinished, OutputFlagged | None]:
+        output, details, findings = result.output, _json_safe(result.details), []
+        check = self.agent.output_check
+        if check is not None:
+            checked = check(output, source="tool_output")
+            output, findings = checked.text, list(checked.findings)
+            if details is not None:
+                details, more = check_value(details, check, source="tool_output")
+                findings += more
+        event = ToolFinished(
+            run_id=self.run_id,
+            step=step,
+            call_id=call.call_id,
+            tool=call.name,
+            output=output,
+            details=details,
+            error=result.error,
+            duration_ms=result.duration_ms,
+            truncated=result.truncated,
+        )
+        if not findings:
+            return event, None
+        flagged = OutputFlagged(
+            run_id=self.run_id,
+            step=step,
+            source="tool_output",
+            call_id=call.call_id,
+            findings=tuple(_public(f.to_dict()) for f in findings),
+        )
+        return event, flagged
+
+
+def _denial(call: CallRequest) -> CallResult:
+    message = f"the user denied this call to {call.name}"
+    return CallResult(f"Error: {message}. Do not retry it; answer with what you have or ask the user.", error=message)
+
+
+def _public(finding: dict[str, Any]) -> dict[str, Any]:
+    """A finding without offsets into a text that no longer exists in that form."""
+    return {"kind": finding["kind"], "label": finding["label"], "masked": finding["masked"]}
+
+
+def _json_safe(value: Any) -> Any:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    try:
+        return json.loads(json.dumps(value, default=str))
+    except (TypeError, ValueError):
+        return str(value)

@@ -1,0 +1,51 @@
+"""Every tool an app or the CLI can offer: built-ins, the web tools and the user's plugins, with their origins."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agent_core.tools.base import Tool
+from agent_core.tools.plugins import load_plugins
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Available tools in a stable order, where each came from, and what failed to load."""
+
+    tools: tuple[Tool, ...]
+    origins: dict[str, str] = field(default_factory=dict)
+    """Tool name → ``built-in``, ``web`` or the plugin source (``module mypkg.tools``...)."""
+    errors: tuple[str, ...] = ()
+    """Plugin sources or settings that failed, one sentence each."""
+
+    def get(self, names: list[str] | tuple[str, ...]) -> list[Tool]:
+        """The tools with these names, in catalogue order; ValueError naming unknown ones."""
+        known = {t.name: t for t in self.tools}
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise ValueError(f"unknown tool(s): {', '.join(unknown)}; available: {', '.join(known)}")
+        return [t for t in self.tools if t.name in names]
+
+
+def tool_catalog(*, web: bool = True, plugins: bool = True) -> Catalog:
+    """Built-ins, then web tools (configured from the environment), then plugins (SPARROW_TOOLS, entry points)."""
+    from agent_core.tools import builtin_tools
+    from agent_core.tools.web import web_tools
+
+    tools = builtin_tools()
+    origins = dict.fromkeys((t.name for t in tools), "built-in")
+    errors: list[str] = []
+    if web:
+        try:
+            found = web_tools()
+        except ValueError as exc:  # a bad SPARROW_* setting: report it, keep the rest working
+            errors.append(f"web tools: {exc}")
+        else:
+            tools += found
+            origins.update(dict.fromkeys((t.name for t in found), "web"))
+    if plugins:
+        loaded = load_plugins(taken=tools)
+        tools += list(loaded.tools)
+        origins.update(loaded.origins)
+        errors += loaded.errors
+    return Catalog(tuple(tools), origins, tuple(errors))
