@@ -88,6 +88,7 @@ if flash := st.session_state.pop("flash", None):
 # ── Conversation and trace ───────────────────────────────────────────────────────────────────────
 chat_column, trace_column = st.columns([3, 2], gap="large")
 live_answer = live_trace = None
+awaiting = 0  # calls the live run waits on; while there are some, the page stops and waits for a click
 with chat_column:
     if not turns:
         if config.configured:
@@ -110,6 +111,7 @@ with chat_column:
                 for step_number, action in turn.pending_approvals:
                     key = approval_key(turn.run_id, step_number, action.call_id)
                     if live.approvals.decision(key) is None:
+                        awaiting += 1
                         render.approval_box(
                             action.tool,
                             action.arguments,
@@ -173,7 +175,7 @@ if question and question.strip():
         st.session_state.pop("selected_run", None)
         st.rerun()
 
-if live is not None:
+if live is not None and not awaiting:
     current = transcript.turn(live.run_id)
 
     def redraw(new: list) -> None:

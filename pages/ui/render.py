@@ -36,10 +36,11 @@ def tool_summary(tools: Sequence[ToolStats]) -> str:
     calls = sum(s.calls for s in tools)
     if not calls:
         return t("summary.no_tools")
-    parts = [t("summary.calls", count=calls, tools=", ".join(f"{s.tool} ×{s.calls}" for s in tools))]
+    names = ", ".join(f"{s.tool} ×{s.calls}" for s in tools)
+    parts = [t("summary.call" if calls == 1 else "summary.calls", count=calls, tools=names)]
     errors = sum(s.errors for s in tools)
     if errors:
-        parts.append(t("summary.errors", count=errors))
+        parts.append(t("summary.error" if errors == 1 else "summary.errors", count=errors))
     parts.append(t("summary.in_tools", time=format_duration(sum(s.total_ms for s in tools))))
     return " · ".join(parts)
 
@@ -106,18 +107,23 @@ def steps(turn: TurnView, prices: PriceTable, *, live: bool = False) -> None:
     for index, step in enumerate(turn.steps):
         if step.number in turn.resumed_at:
             st.caption(f":material/replay: {t('trace.resumed')}")
-        running = live and not turn.finished and index == last
+        waiting = any(a.approval == "pending" for a in step.actions)
+        running = live and not turn.finished and index == last and not waiting
         if running:
             with st.status(_step_label(step, turn.model, prices), state="running", expanded=True):
                 step_body(step)
         else:
             with st.expander(
-                _step_label(step, turn.model, prices), expanded=live and index == last, icon=_step_icon(step)
+                _step_label(step, turn.model, prices),
+                expanded=(live and index == last) or waiting,
+                icon=_step_icon(step),
             ):
                 step_body(step)
 
 
 def _step_icon(step: StepView) -> str:
+    if any(a.approval == "pending" for a in step.actions):
+        return ":material/front_hand:"
     if step.thinking:
         return ":material/hourglass_top:"
     if step.has_error:

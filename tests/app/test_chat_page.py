@@ -138,3 +138,33 @@ def test_downloaded_file_is_valid_json(fake_llm: FakeOpenAIServer) -> None:
     (session,) = store.list_sessions()
     document = json.loads(export_session(store, session.id))
     assert document["format"] and document["version"]
+
+
+def test_a_call_that_needs_approval_waits_for_a_click_and_runs_when_approved(fake_llm: FakeOpenAIServer) -> None:
+    at = ask(open_app(), "Please fetch http://127.0.0.1:9/page")
+    assert "The agent wants to run fetch_url. Allow it?" in texts(at)
+    assert '"url": "http://127.0.0.1:9/page"' in texts(at)
+    approve = next(b for b in at.button if b.key and b.key.startswith("approve_"))
+    approve.click().run()
+    page = texts(at)
+    assert "The fetch tool said: Error: fetch_url refused" in page
+    assert "approved" in page
+    assert not at.exception
+
+
+def test_a_denied_call_is_reported_to_the_model(fake_llm: FakeOpenAIServer) -> None:
+    at = ask(open_app(), "Please fetch http://127.0.0.1:9/page")
+    deny = next(b for b in at.button if b.key and b.key.startswith("deny_"))
+    deny.click().run()
+    assert "The fetch tool said: Error: the user denied this call to fetch_url." in texts(at)
+
+
+def test_an_approval_survives_a_new_tab(fake_llm: FakeOpenAIServer) -> None:
+    at = ask(open_app(), "Please fetch http://127.0.0.1:9/page")
+    value = at.query_params["session"]
+    again = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    again.query_params["session"] = value[0] if isinstance(value, list) else value
+    again.run()
+    assert "The agent wants to run fetch_url. Allow it?" in texts(again)
+    next(b for b in again.button if b.key and b.key.startswith("approve_")).click().run()
+    assert "The fetch tool said:" in texts(again)

@@ -26,6 +26,10 @@ def respond(body: dict[str, Any]) -> Reply:
     observations = _observations(messages)
     if SLOW.lower() in question.lower():
         return Reply("Thought: " + "once upon a time " * 400, chunk_delay=0.05)
+    if m := re.search(r"fetch (https?://\S+)", question, re.I):
+        if not observations:
+            return _call(native, "I will fetch the page.", "fetch_url", {"url": m.group(1)})
+        return _final(native, "I have the tool's reply.", f"The fetch tool said: {observations[-1].strip()}")
     if "17 * 23" in question:
         if not observations:
             return _call(native, "First I multiply 17 by 23.", "calculator", {"expression": "17 * 23"})

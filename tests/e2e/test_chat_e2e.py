@@ -119,3 +119,22 @@ def test_chinese_ui(page, app_url: str) -> None:  # type: ignore[no-untyped-def]
     in_chat(page, "The result is 42.").wait_for()
     wait_for_app(page)
     shot(page, "chat_08_chinese")
+
+
+def test_approval_pauses_the_run_survives_a_refresh_and_resumes_on_approve(page, app_url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(app_url)
+    wait_for_app(page)
+    ask(page, "Please fetch http://127.0.0.1:9/page")
+    page.get_by_text("The agent wants to run fetch_url. Allow it?").wait_for()
+    wait_for_app(page)
+    shot(page, "chat_09_approval")
+    page.reload()
+    wait_for_app(page)
+    page.get_by_text("The agent wants to run fetch_url. Allow it?").wait_for()
+    page.get_by_role("button", name="Approve").click()
+    in_chat(
+        page,
+        "The fetch tool said: Error: fetch_url refused",
+    ).wait_for()
+    wait_for_app(page)
+    shot(page, "chat_10_approved")
