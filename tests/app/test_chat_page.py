@@ -168,3 +168,29 @@ def test_an_approval_survives_a_new_tab(fake_llm: FakeOpenAIServer) -> None:
     assert "The agent wants to run fetch_url. Allow it?" in texts(again)
     next(b for b in again.button if b.key and b.key.startswith("approve_")).click().run()
     assert "The fetch tool said:" in texts(again)
+
+
+def test_an_interrupted_run_is_offered_for_resume_and_completes(fake_llm: FakeOpenAIServer) -> None:
+    from agent_core import Agent
+    from agent_core.events import ToolFinished
+    from agent_core.testing import ScriptedModel
+    from tests.core.helpers import react
+
+    store = SessionStore.open()
+    session = store.create_session()
+    model = ScriptedModel([react("First I multiply 17 by 23.", "calculator", expression="17 * 23")])
+    events = []
+    for event in Agent(model).run(TWO_TOOLS):
+        events.append(event)
+        if isinstance(event, ToolFinished):
+            break  # the process "died" after step 1
+    store.append(session.id, [e for e in events if e.type != "model_delta"])
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["session"] = session.id
+    at.run()
+    assert "This run was interrupted (the server stopped while it was working)." in texts(at)
+    next(b for b in at.button if b.label == "Resume the run").click().run()
+    page = texts(at)
+    assert "17 × 23 = 391, and 150 days after 2024-05-20 is 2024-10-17, a Thursday." in page
+    assert "Resumed here after an interruption" in page
+    assert store.interrupted_run(session.id) is None
