@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable, Iterator
 
-from agent_core.agent import Agent
+from agent_core.agent import Agent, AgentSettings
 from agent_core.console import TracePrinter
 from agent_core.events import Event, RunFinished
 from agent_core.guards import CancelToken
 from agent_core.models import ModelError, OpenAIChatModel
 from agent_core.protocols import PROTOCOLS
+from agent_core.store import SessionConfig, protocol_from_config, settings_from_config
 from agent_core.tools import Tool, builtin_tools
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
@@ -29,21 +31,30 @@ class CliError(Exception):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
+    from agent_core import cli_sessions  # imported here, not at the top: cli_sessions builds on this module
+
     parser = argparse.ArgumentParser(prog="python -m agent_core", description="Sparrow: a transparent ReAct agent.")
     sub = parser.add_subparsers(dest="command", required=True)
     ask = sub.add_parser("ask", help="answer a question, printing the live trace to stderr")
     ask.add_argument("question")
     add_model_options(ask)
-    ask.add_argument("--protocol", choices=sorted(PROTOCOLS), default="react", help="ReAct text or native tools")
-    ask.add_argument("--max-steps", type=int, default=10)
-    ask.add_argument("--time-limit", type=float, default=300.0, help="seconds per run")
-    ask.add_argument("--tool-timeout", type=float, default=30.0, help="seconds per tool call")
-    ask.add_argument("--temperature", type=float, default=0.0)
+    ask.add_argument("--protocol", choices=sorted(PROTOCOLS), help="ReAct text or native tools (default: react)")
+    ask.add_argument("--max-steps", type=int, help="default 10")
+    ask.add_argument("--time-limit", type=float, help="seconds per run (default 300)")
+    ask.add_argument("--tool-timeout", type=float, help="seconds per tool call (default 30)")
+    ask.add_argument("--temperature", type=float, help="default 0")
     ask.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
     ask.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
+    saving = ask.add_mutually_exclusive_group()
+    saving.add_argument(
+        "--session", metavar="ID", help="continue this session (its protocol and settings are defaults)"
+    )
+    saving.add_argument("--no-save", action="store_true", help="do not record the run in a session")
+    cli_sessions.add_db_option(ask)
     ask.set_defaults(handler=cmd_ask)
     tools = sub.add_parser("tools", help="list the available tools and their parameter schemas")
     tools.set_defaults(handler=cmd_tools)
+    cli_sessions.register(sub)
     return parser
 
 
@@ -56,11 +67,11 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per model request")
 
 
-def model_from_args(args: argparse.Namespace) -> OpenAIChatModel:
-    """An OpenAIChatModel from CLI options and the environment."""
+def model_from_args(args: argparse.Namespace, default_model: str | None = None) -> OpenAIChatModel:
+    """An OpenAIChatModel from CLI options and the environment (then ``default_model``, e.g. a session's)."""
     try:
         return OpenAIChatModel(
-            args.model,
+            args.model or os.environ.get("SPARROW_MODEL") or default_model or None,
             api_key=args.api_key,
             base_url=args.base_url,
             timeout=args.timeout,
@@ -82,22 +93,30 @@ def select_tools(names: str | None) -> list[Tool]:
     return [available[n] for n in wanted]
 
 
-def cmd_ask(args: argparse.Namespace) -> int:
-    """Run one question and report it."""
+def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = None) -> Agent:
+    """An Agent from CLI options; a session's configuration, if given, fills in the options left out."""
+    settings = settings_from_config(config.settings) if config else AgentSettings()
+    names = ("max_steps", "time_limit", "tool_timeout", "temperature")
+    overrides = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+    protocol = getattr(args, "protocol", None) or (protocol_from_config(config) if config else "react")
     try:
-        agent = Agent(
-            model_from_args(args),
-            select_tools(args.tools),
-            protocol=args.protocol,
-            max_steps=args.max_steps,
-            time_limit=args.time_limit,
-            tool_timeout=args.tool_timeout,
-            temperature=args.temperature,
+        model = model_from_args(args, config.model if config else None)
+        return Agent(
+            model, select_tools(getattr(args, "tools", None)), protocol=protocol, settings=settings, **overrides
         )
     except ValueError as exc:
         raise CliError(str(exc)) from None
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """Run one question and report it, recorded in a new session (or ``--session ID``) unless ``--no-save``."""
+    from agent_core import cli_sessions  # imported here, not at the top: cli_sessions builds on this module
+
     cancel = CancelToken()
-    return report(with_sigint(cancel, lambda: agent.run(args.question, cancel=cancel)), as_json=args.json)
+    if args.no_save:
+        agent = agent_from_args(args)
+        return report(with_sigint(cancel, lambda: agent.run(args.question, cancel=cancel)), as_json=args.json)
+    return report(with_sigint(cancel, cli_sessions.recorded_ask(args, cancel)), as_json=args.json)
 
 
 def with_sigint(cancel: CancelToken, start: Callable[[], Iterator[Event]]) -> Iterator[Event]:

@@ -1,0 +1,284 @@
+"""``python -m agent_core sessions ...``: list, show, export, import, rename, delete and resume stored sessions."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from agent_core.cli import (
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    EXIT_USAGE,
+    CliError,
+    add_model_options,
+    agent_from_args,
+    report,
+    with_sigint,
+)
+from agent_core.events import Event, RunFinished, RunStarted
+from agent_core.guards import CancelToken
+from agent_core.store import (
+    MAX_IMPORT_BYTES,
+    NothingToResume,
+    SchemaVersionError,
+    SessionFileError,
+    SessionInfo,
+    SessionNotFound,
+    SessionStore,
+    SnapshotNotFound,
+    config_from_agent,
+    export_session,
+    import_session,
+    load_memory,
+    resume_run,
+    run_in_session,
+)
+
+
+def add_db_option(parser: argparse.ArgumentParser) -> None:
+    """``--db URL``: the database (default ``$DATABASE_URL``, else ``$SPARROW_DATA_DIR/sparrow.db``)."""
+    parser.add_argument(
+        "--db", metavar="URL", help="SQLAlchemy database URL (default: $DATABASE_URL or $SPARROW_DATA_DIR/sparrow.db)"
+    )
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``sessions`` command and its subcommands."""
+    sessions = subparsers.add_parser("sessions", help="list, show, export, import, delete or resume saved sessions")
+    sub = sessions.add_subparsers(dest="sessions_command", required=True)
+    listing = _command(sub, "list", "list sessions, most recent first", cmd_list)
+    listing.add_argument("--limit", type=int, help="show at most this many")
+    listing.add_argument("--json", action="store_true", help="print a JSON array")
+    show = _command(sub, "show", "show a session: metadata, snapshots and each run", cmd_show, with_id=True)
+    show.add_argument("--json", action="store_true", help="print its events, one JSON object per line")
+    export = _command(sub, "export", "write a session file (JSON) to -o FILE or stdout", cmd_export, with_id=True)
+    export.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    importing = _command(sub, "import", "import a session file; prints the new session's id", cmd_import)
+    importing.add_argument("file", help="a session file, or - for stdin")
+    rename = _command(sub, "rename", "give a session a new title", cmd_rename, with_id=True)
+    rename.add_argument("title")
+    _command(sub, "delete", "delete a session with its events and snapshots", cmd_delete, with_id=True)
+    resume = _command(sub, "resume", "continue a session's interrupted run after its last complete step", cmd_resume)
+    resume.add_argument("id", help="session id")
+    add_model_options(resume)
+    resume.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
+
+
+def _command(
+    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+    name: str,
+    help_text: str,
+    handler: Callable[[argparse.Namespace], int],
+    *,
+    with_id: bool = False,
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text)
+    if with_id:
+        parser.add_argument("id", help="session id")
+    add_db_option(parser)
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+@contextlib.contextmanager
+def store_errors() -> Iterator[None]:
+    """Turn store failures into one-line CLI errors (unknown ids are usage errors)."""
+    try:
+        yield
+    except (SessionNotFound, SnapshotNotFound, NothingToResume) as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    except (SessionFileError, SchemaVersionError) as exc:
+        raise CliError(str(exc), EXIT_RUN_FAILED) from None
+    except SQLAlchemyError as exc:
+        raise CliError(f"database error: {str(exc).splitlines()[0]}", EXIT_RUN_FAILED) from None
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        raise CliError(f"{exc.strerror or exc}{where}", EXIT_RUN_FAILED) from None
+
+
+def open_store(args: argparse.Namespace) -> SessionStore:
+    """The store for ``--db`` (or the default); the API key in use is redacted should it ever turn up."""
+    secrets = [getattr(args, "api_key", None), os.environ.get("OPENAI_API_KEY")]
+    with store_errors():
+        return SessionStore.open(args.db, secrets=secrets)
+
+
+def recorded_ask(args: argparse.Namespace, cancel: CancelToken) -> Callable[[], Iterator[Event]]:
+    """Set up ``ask``'s session (a new one, whose id goes to stderr, or ``--session``) and return the run to start."""
+    store = open_store(args)
+    with store_errors():
+        session = store.get_session(args.session) if args.session else None
+        agent = agent_from_args(args, session.config if session else None)
+        if session is None:
+            session = store.create_session(config_from_agent(agent))
+            print(f"session: {session.id}", file=sys.stderr, flush=True)
+        else:
+            load_memory(agent, store.events(session.id))
+            if store.interrupted_run(session.id) is not None:
+                print(
+                    f"note: the last run of this session was interrupted; `sessions resume {session.id}` continues it",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    session_id = session.id
+    return lambda: run_in_session(store, session_id, agent, args.question, cancel=cancel)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print the sessions, most recently updated first."""
+    with store_errors():
+        sessions = open_store(args).list_sessions(limit=args.limit)
+    if args.json:
+        print(json.dumps([_session_json(s) for s in sessions], ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not sessions:
+        print("no sessions yet", file=sys.stderr)
+    for s in sessions:
+        print(f"{s.id}  {_time(s.updated_at)}  {s.last_seq:>6} events  {s.title}")
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """Print a session's metadata, snapshots and runs (or its events as JSON lines)."""
+    store = open_store(args)
+    with store_errors():
+        session = store.get_session(args.id)
+        events = store.events(args.id)
+        snapshots = store.list_snapshots(args.id)
+        interrupted = store.interrupted_run(args.id)
+    if args.json:
+        for event in events:
+            print(json.dumps(event.to_dict(), ensure_ascii=False))
+        return EXIT_OK
+    config = session.config
+    print(f"{session.id}  {session.title}")
+    print(f"created {_time(session.created_at)} · updated {_time(session.updated_at)} · {session.last_seq} events")
+    print(f"model {config.model or '?'} · protocol {config.protocol} · endpoint {config.base_url or 'default'}")
+    if session.forked_from:
+        print(f"forked from snapshot {session.forked_from} of {session.parent_id or 'a deleted session'}")
+    for snap in snapshots:
+        print(f"snapshot {snap.id}  {snap.name!r} (up to event {snap.upto_seq}, {_time(snap.created_at)})")
+    for line in _run_lines(events):
+        print(line)
+    if interrupted:
+        print(f"interrupted: run {interrupted.run_id}; continue it with `sessions resume {session.id}`")
+    return EXIT_OK
+
+
+def _run_lines(events: list[Event]) -> Iterator[str]:
+    for event in events:
+        if isinstance(event, RunStarted):
+            yield f"\n▶ {event.question}"
+        elif isinstance(event, RunFinished):
+            usage = event.usage
+            yield (
+                f"  {'✓' if event.status == 'completed' else '✗'} {event.status} · {event.steps} steps · "
+                f"{event.tool_calls} tool calls · {usage.total_tokens:,} tokens · {event.duration_ms / 1000:.2f} s"
+            )
+            if event.final_answer is not None:
+                yield "  " + event.final_answer.replace("\n", "\n  ")
+            elif event.error:
+                yield f"  {event.error}"
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write the session file to ``-o FILE`` (atomically) or to stdout."""
+    with store_errors():
+        data = export_session(open_store(args), args.id)
+        if args.output:
+            _write_atomically(Path(args.output), data)
+            print(f"exported {args.id} to {args.output}", file=sys.stderr)
+        else:
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+    return EXIT_OK
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Import a session file and print the new session's id."""
+    with store_errors():
+        data = _read_limited(args.file)
+        session = import_session(open_store(args), data)
+    print(session.id)
+    return EXIT_OK
+
+
+def _read_limited(name: str) -> bytes:
+    """The file's bytes, refusing more than MAX_IMPORT_BYTES without reading them all."""
+    if name == "-":
+        data = sys.stdin.buffer.read(MAX_IMPORT_BYTES + 1)
+    else:
+        with open(name, "rb") as handle:
+            data = handle.read(MAX_IMPORT_BYTES + 1)
+    if len(data) > MAX_IMPORT_BYTES:
+        raise SessionFileError(f"the file is larger than the limit of {MAX_IMPORT_BYTES:,} bytes")
+    return data
+
+
+def cmd_rename(args: argparse.Namespace) -> int:
+    """Give a session a new title."""
+    with store_errors():
+        try:
+            session = open_store(args).rename_session(args.id, args.title)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+    print(f"{session.id}  {session.title}")
+    return EXIT_OK
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    """Delete a session with its events and snapshots."""
+    with store_errors():
+        open_store(args).delete_session(args.id)
+    print(f"deleted {args.id}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    """Resume the session's interrupted run with its stored protocol and settings, recording it."""
+    store = open_store(args)
+    with store_errors():
+        session = store.get_session(args.id)
+        if store.interrupted_run(args.id) is None:
+            raise NothingToResume(f"session {args.id} has no interrupted run")
+        agent = agent_from_args(args, session.config)
+    cancel = CancelToken()
+    return report(with_sigint(cancel, lambda: resume_run(store, args.id, agent, cancel=cancel)), as_json=args.json)
+
+
+def _session_json(session: SessionInfo) -> dict[str, object]:
+    return {
+        "id": session.id,
+        "title": session.title,
+        "created_at": session.created_at,
+        "updated_at": session.updated_at,
+        "events": session.last_seq,
+        "model": session.config.model,
+        "protocol": session.config.protocol,
+        "parent_id": session.parent_id,
+    }
+
+
+def _time(ts: float) -> str:
+    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")

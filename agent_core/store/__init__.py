@@ -1,0 +1,68 @@
+"""Durable sessions: an append-only event log per session on SQLModel, snapshots, forks and session files.
+
+Typical use (the app and the CLI do this)::
+
+    store = SessionStore.open()                      # $DATABASE_URL or ./data/sparrow.db
+    session = store.create_session(config_from_agent(agent))
+    for event in run_in_session(store, session.id, agent, "What is 6*7?"):
+        ...                                          # every event is already saved when you see it
+    agent = agent_for_session(store, session.id, model)     # later: continue with its memory
+    data = export_session(store, session.id)                # bytes of a .sparrow.json file
+    copy = import_session(store, data)                       # a new session, validated, all or nothing
+"""
+
+from agent_core.store.continuation import (
+    NothingToResume,
+    agent_for_session,
+    config_from_agent,
+    load_memory,
+    protocol_from_config,
+    resume_run,
+    run_in_session,
+    settings_from_config,
+)
+from agent_core.store.database import SCHEMA_VERSION, SchemaVersionError, create_db_engine, database_url
+from agent_core.store.recorder import record_events
+from agent_core.store.records import InterruptedRun, SessionConfig, SessionInfo, SnapshotInfo
+from agent_core.store.sessions import SessionNotFound, SessionStore, SnapshotNotFound
+from agent_core.store.snapshot_file import (
+    FORMAT,
+    MAX_IMPORT_BYTES,
+    VERSION,
+    SessionFileError,
+    export_filename,
+    export_session,
+    import_session,
+)
+from agent_core.store.titles import title_from_question
+
+__all__ = [
+    "FORMAT",
+    "MAX_IMPORT_BYTES",
+    "SCHEMA_VERSION",
+    "VERSION",
+    "InterruptedRun",
+    "NothingToResume",
+    "SchemaVersionError",
+    "SessionConfig",
+    "SessionFileError",
+    "SessionInfo",
+    "SessionNotFound",
+    "SessionStore",
+    "SnapshotInfo",
+    "SnapshotNotFound",
+    "agent_for_session",
+    "config_from_agent",
+    "create_db_engine",
+    "database_url",
+    "export_filename",
+    "export_session",
+    "import_session",
+    "load_memory",
+    "protocol_from_config",
+    "record_events",
+    "resume_run",
+    "run_in_session",
+    "settings_from_config",
+    "title_from_question",
+]

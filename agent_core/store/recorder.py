@@ -1,0 +1,41 @@
+"""Autosave: write a run's events to its session as they happen, and pass them on unchanged.
+
+Each event is committed before the consumer sees it, so a refresh, crash or ``kill -9`` loses at most
+the event being written. A failed write raises (the run stops, and stays resumable from its last
+complete step) rather than going on unrecorded.
+
+``ModelDelta`` events are not stored by default: one arrives per streamed token, and they are only a
+live view of text that the step's ``ModelFinished`` event stores whole (``text``, ``reasoning``,
+``thought``). Storing them would multiply the writes of a run by the number of tokens for no information
+a reloaded session needs. ``persist_deltas=True`` keeps them anyway (for token-timing replays): they are
+then batched and written together with the next event, so they never cost a commit each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from agent_core.events import Event, ModelDelta
+from agent_core.store.sessions import SessionStore
+
+
+def record_events(
+    store: SessionStore, session_id: str, events: Iterable[Event], *, persist_deltas: bool = False
+) -> Iterator[Event]:
+    """Yield ``events`` unchanged, writing each to the session first (``ModelDelta`` only if asked)."""
+    source = iter(events)
+    pending: list[Event] = []
+    try:
+        for event in source:
+            if isinstance(event, ModelDelta):
+                if persist_deltas:
+                    pending.append(event)
+            else:
+                pending.append(event)
+                store.append(session_id, pending)
+                pending = []
+            yield event
+    finally:
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()

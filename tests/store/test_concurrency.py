@@ -1,0 +1,102 @@
+"""Many writers, one SQLite file: no "database is locked", no lost or duplicated events."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from agent_core.events import Event, StepStarted
+from agent_core.store import SessionStore
+
+WRITERS = 20
+EVENTS_EACH = 40
+
+
+def step_events(writer: int, count: int) -> list[Event]:
+    """Distinguishable events: the run id names the writer, the step numbers count up."""
+    return [StepStarted(run_id=f"run_w{writer}", ts=writer * 1000.0 + i, step=i + 1) for i in range(count)]
+
+
+def write_one_by_one(store: SessionStore, session_id: str, events: list[Event], start: threading.Barrier) -> None:
+    """Append each event in its own transaction, starting together with the other writers."""
+    start.wait(timeout=30)
+    for event in events:
+        store.append(session_id, [event])
+
+
+def assert_complete(store: SessionStore, session_id: str, events: list[Event]) -> None:
+    """The session holds exactly these events, numbered 1..n."""
+    assert store.events(session_id) == events
+    assert [e.seq for e in store.stored_events(session_id)] == list(range(1, len(events) + 1))
+
+
+def test_twenty_threads_each_writing_their_own_session(db_file: Path) -> None:
+    store = SessionStore.open(f"sqlite:///{db_file}")
+    sessions = [store.create_session().id for _ in range(WRITERS)]
+    start = threading.Barrier(WRITERS)
+    with ThreadPoolExecutor(WRITERS) as pool:
+        futures = [
+            pool.submit(write_one_by_one, store, sid, step_events(i, EVENTS_EACH), start)
+            for i, sid in enumerate(sessions)
+        ]
+        for future in futures:
+            future.result(timeout=60)  # re-raises any "database is locked"
+    for i, sid in enumerate(sessions):
+        assert_complete(store, sid, step_events(i, EVENTS_EACH))
+    store.close()
+
+
+def test_threads_sharing_one_session_get_unique_sequence_numbers(db_file: Path) -> None:
+    store = SessionStore.open(f"sqlite:///{db_file}")
+    session_id = store.create_session().id
+    start = threading.Barrier(8)
+    with ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(write_one_by_one, store, session_id, step_events(i, 25), start) for i in range(8)]
+        for future in futures:
+            future.result(timeout=60)
+    stored = store.events(session_id)
+    assert sorted((e.run_id, e.step) for e in stored if isinstance(e, StepStarted)) == sorted(
+        (f"run_w{i}", s) for i in range(8) for s in range(1, 26)
+    )
+    assert [e.seq for e in store.stored_events(session_id)] == list(range(1, 8 * 25 + 1))
+    store.close()
+
+
+def _process_writer(url: str, writer: int, start: Any, results: Any) -> None:
+    """In a child process: open the (maybe not yet created) database, make a session, write events one by one."""
+    try:
+        start.wait(timeout=30)
+        store = SessionStore.open(url)
+        session_id = store.create_session(title=f"writer {writer}").id
+        for event in step_events(writer, EVENTS_EACH):
+            store.append(session_id, [event])
+        store.close()
+        results.put((writer, session_id, None))
+    except BaseException as exc:
+        results.put((writer, None, f"{type(exc).__name__}: {exc}"))
+
+
+def test_twenty_processes_creating_and_writing_one_new_database_file(db_file: Path) -> None:
+    url = f"sqlite:///{db_file}"
+    context = multiprocessing.get_context("fork")
+    start, results = context.Barrier(WRITERS), context.Queue()
+    processes = [context.Process(target=_process_writer, args=(url, i, start, results)) for i in range(WRITERS)]
+    for process in processes:
+        process.start()
+    try:
+        outcomes = sorted(results.get(timeout=60) for _ in processes)
+    finally:
+        for process in processes:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.kill()
+    assert [error for _, _, error in outcomes] == [None] * WRITERS
+    store = SessionStore.open(url)
+    assert len(store.list_sessions()) == WRITERS
+    for writer, session_id, _ in outcomes:
+        assert store.get_session(session_id).title == f"writer {writer}"
+        assert_complete(store, session_id, step_events(writer, EVENTS_EACH))
+    store.close()

@@ -1,0 +1,70 @@
+"""The recorder: every event is saved before it is passed on; deltas only on request; failures stop the run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from agent_core.events import Event, ModelDelta, RunFinished, StepStarted
+from agent_core.store import SessionNotFound, SessionStore, config_from_agent, record_events
+from tests.store.helpers import arithmetic_agent, every_event_type, persisted
+
+
+def test_each_event_is_saved_before_the_consumer_sees_it(store: SessionStore) -> None:
+    agent = arithmetic_agent()
+    session = store.create_session(config_from_agent(agent))
+    seen: list[Event] = []
+    for event in record_events(store, session.id, agent.run("What is 6*7?")):
+        seen.append(event)
+        assert store.events(session.id) == persisted(seen)
+    assert isinstance(seen[-1], RunFinished) and seen[-1].status == "completed"
+
+
+def test_deltas_are_kept_only_when_asked_and_then_batched(store: SessionStore) -> None:
+    events = every_event_type()
+    plain, with_deltas = store.create_session(), store.create_session()
+    assert list(record_events(store, plain.id, events)) == events
+    assert store.events(plain.id) == persisted(events)
+    assert list(record_events(store, with_deltas.id, events, persist_deltas=True)) == events
+    assert store.events(with_deltas.id) == events
+
+
+def test_a_consumer_that_stops_early_leaves_a_resumable_run(store: SessionStore) -> None:
+    agent = arithmetic_agent()
+    session = store.create_session()
+    stream = record_events(store, session.id, agent.run("What is 6*7?"))
+    for event in stream:
+        if isinstance(event, StepStarted) and event.step == 2:
+            break
+    stream.close()  # what a browser refresh does to a running generator
+    stored = store.events(session.id)
+    assert [e.type for e in stored][-1] == "step_started"
+    interrupted = store.interrupted_run(session.id)
+    assert interrupted is not None and interrupted.question == "What is 6*7?"
+
+
+def test_a_failed_write_stops_the_run_and_closes_the_source(store: SessionStore) -> None:
+    closed: list[bool] = []
+
+    def source() -> Iterator[Event]:
+        try:
+            yield from every_event_type()
+        finally:
+            closed.append(True)
+
+    with pytest.raises(SessionNotFound):
+        next(record_events(store, "ses_gone", source()))
+    assert closed == [True]
+
+
+def test_deltas_between_events_do_not_cost_a_write_each(store: SessionStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    append = store.append
+    monkeypatch.setattr(store, "append", lambda sid, evs: calls.append(len(evs)) or append(sid, evs))
+    session = store.create_session()
+    deltas = [ModelDelta(run_id="r", step=1, text=t) for t in "abc"]
+    events = [*every_event_type()[:2], *deltas, *every_event_type()[2:]]
+    list(record_events(store, session.id, events, persist_deltas=True))
+    after = len(every_event_type()) - 4  # events after the model_finished
+    assert calls == [1, 1, 5, *[1] * after]  # the 4 deltas (3 + the sample's own) go with that model_finished
