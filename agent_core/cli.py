@@ -10,13 +10,15 @@ import sys
 from collections.abc import Callable, Iterator
 
 from agent_core.agent import Agent, AgentSettings
+from agent_core.approvals import Approvals, approval_key
 from agent_core.console import TracePrinter
-from agent_core.events import Event, RunFinished
+from agent_core.events import ApprovalRequested, Event, RunFinished
 from agent_core.guards import CancelToken
 from agent_core.models import ModelError, OpenAIChatModel
 from agent_core.protocols import PROTOCOLS
 from agent_core.store import SessionConfig, protocol_from_config, settings_from_config
-from agent_core.tools import Tool, builtin_tools
+from agent_core.tools import Tool
+from agent_core.tools.catalog import tool_catalog
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -45,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--temperature", type=float, help="default 0")
     ask.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
     ask.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
+    add_approval_option(ask)
     saving = ask.add_mutually_exclusive_group()
     saving.add_argument(
         "--session", metavar="ID", help="continue this session (its protocol and settings are defaults)"
@@ -56,6 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
     tools.set_defaults(handler=cmd_tools)
     cli_sessions.register(sub)
     return parser
+
+
+def add_approval_option(parser: argparse.ArgumentParser) -> None:
+    """--yes: approve every tool call that needs approval, instead of asking on the terminal."""
+    parser.add_argument(
+        "--yes", "-y", action="store_true", help="approve tools that need approval (e.g. fetch_url) without asking"
+    )
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
@@ -82,15 +92,16 @@ def model_from_args(args: argparse.Namespace, default_model: str | None = None) 
 
 
 def select_tools(names: str | None) -> list[Tool]:
-    """Built-in tools, optionally restricted to a comma-separated list of names."""
-    available = {t.name: t for t in builtin_tools()}
+    """Every catalogued tool (built-in, web, plugins), or those named in a comma-separated list."""
+    catalog = tool_catalog()
+    for problem in catalog.errors:
+        print(f"sparrow: warning: {problem}", file=sys.stderr)
     if not names:
-        return list(available.values())
-    wanted = [n.strip() for n in names.split(",") if n.strip()]
-    unknown = [n for n in wanted if n not in available]
-    if unknown:
-        raise CliError(f"unknown tool(s): {', '.join(unknown)}; available: {', '.join(available)}")
-    return [available[n] for n in wanted]
+        return list(catalog.tools)
+    try:
+        return catalog.get([n.strip() for n in names.split(",") if n.strip()])
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = None) -> Agent:
@@ -98,12 +109,13 @@ def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = Non
     settings = settings_from_config(config.settings) if config else AgentSettings()
     names = ("max_steps", "time_limit", "tool_timeout", "temperature")
     overrides = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+    if getattr(args, "yes", False):
+        overrides["require_approval"] = False
     protocol = getattr(args, "protocol", None) or (protocol_from_config(config) if config else "react")
     try:
         model = model_from_args(args, config.model if config else None)
-        return Agent(
-            model, select_tools(getattr(args, "tools", None)), protocol=protocol, settings=settings, **overrides
-        )
+        tools = select_tools(getattr(args, "tools", None))
+        return Agent(model, tools, protocol=protocol, settings=settings, approvals=approvals_of(args), **overrides)
     except ValueError as exc:
         raise CliError(str(exc)) from None
 
@@ -113,10 +125,34 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from agent_core import cli_sessions  # imported here, not at the top: cli_sessions builds on this module
 
     cancel = CancelToken()
+    approvals = approvals_of(args)
     if args.no_save:
         agent = agent_from_args(args)
-        return report(with_sigint(cancel, lambda: agent.run(args.question, cancel=cancel)), as_json=args.json)
-    return report(with_sigint(cancel, cli_sessions.recorded_ask(args, cancel)), as_json=args.json)
+        run = with_sigint(cancel, lambda: agent.run(args.question, cancel=cancel))
+        return report(run, as_json=args.json, approvals=approvals)
+    run = with_sigint(cancel, cli_sessions.recorded_ask(args, cancel))
+    return report(run, as_json=args.json, approvals=approvals)
+
+
+def approvals_of(args: argparse.Namespace) -> Approvals:
+    """The mailbox for this command's approval decisions (one per command line)."""
+    if not isinstance(getattr(args, "approvals", None), Approvals):
+        args.approvals = Approvals()
+    return args.approvals
+
+
+def ask_terminal(event: ApprovalRequested) -> bool:
+    """Ask on the terminal whether a tool may run; a line from a pipe answers too, end of input denies."""
+    arguments = json.dumps(event.arguments, ensure_ascii=False)
+    print(f"? {event.tool} wants to run with {arguments}. Allow it? [y/N] ", end="", file=sys.stderr, flush=True)
+    try:
+        answer = sys.stdin.readline()
+    except (OSError, ValueError):
+        answer = ""
+    if not answer:
+        print("\n  no answer (end of input): denied. Use --yes to approve tool calls.", file=sys.stderr)
+        return False
+    return answer.strip().lower() in {"y", "yes"}
 
 
 def with_sigint(cancel: CancelToken, start: Callable[[], Iterator[Event]]) -> Iterator[Event]:
@@ -133,8 +169,8 @@ def with_sigint(cancel: CancelToken, start: Callable[[], Iterator[Event]]) -> It
             signal.signal(signal.SIGINT, previous)
 
 
-def report(events: Iterator[Event], *, as_json: bool) -> int:
-    """Print events (trace on stderr, answer on stdout, or JSON lines) and return the exit code."""
+def report(events: Iterator[Event], *, as_json: bool, approvals: Approvals | None = None) -> int:
+    """Print events (trace on stderr, answer on stdout, or JSON lines), ask for approvals, return the exit code."""
     printer = TracePrinter(sys.stderr, color=sys.stderr.isatty())
     finished: RunFinished | None = None
     for event in events:
@@ -142,6 +178,8 @@ def report(events: Iterator[Event], *, as_json: bool) -> int:
             print(json.dumps(event.to_dict(), ensure_ascii=False), flush=True)
         else:
             printer(event)
+        if isinstance(event, ApprovalRequested) and approvals is not None:
+            approvals.decide(approval_key(event.run_id, event.step, event.call_id), ask_terminal(event))
         if isinstance(event, RunFinished):
             finished = event
     if finished is None:
@@ -154,9 +192,13 @@ def report(events: Iterator[Event], *, as_json: bool) -> int:
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
-    """Print each tool with its JSON schema."""
-    for t in builtin_tools():
-        print(f"{t.name}: {t.description}")
+    """Print each tool (built-in, web, plugins) with where it comes from and its JSON schema."""
+    catalog = tool_catalog()
+    for problem in catalog.errors:
+        print(f"sparrow: warning: {problem}", file=sys.stderr)
+    for t in catalog.tools:
+        approval = ", asks for approval" if t.needs_approval else ""
+        print(f"{t.name} [{catalog.origins.get(t.name, '?')}{approval}]: {t.description}")
         print(json.dumps(t.parameters, indent=2, ensure_ascii=False))
     return EXIT_OK
 

@@ -1,4 +1,4 @@
-"""``python -m agent_core sessions ...``: list, show, export, import, rename, delete and resume stored sessions."""
+"""``python -m agent_core sessions ...``: list, show, export, import, rename, delete, resume, export-trace."""
 
 from __future__ import annotations
 
@@ -19,13 +19,16 @@ from agent_core.cli import (
     EXIT_RUN_FAILED,
     EXIT_USAGE,
     CliError,
+    add_approval_option,
     add_model_options,
     agent_from_args,
+    approvals_of,
     report,
     with_sigint,
 )
 from agent_core.events import Event, RunFinished, RunStarted
 from agent_core.guards import CancelToken
+from agent_core.pricing import PricingError, prices_from_env
 from agent_core.store import (
     MAX_IMPORT_BYTES,
     NothingToResume,
@@ -41,6 +44,14 @@ from agent_core.store import (
     load_memory,
     resume_run,
     run_in_session,
+)
+from agent_core.trace_export import (
+    FORMATS,
+    OtelExportError,
+    OtelUnavailable,
+    export_trace,
+    otlp_endpoint,
+    send_otlp,
 )
 
 
@@ -71,6 +82,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     resume.add_argument("id", help="session id")
     add_model_options(resume)
     resume.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
+    add_approval_option(resume)
+    trace = _command(
+        sub, "export-trace", "export a session's trace as JSON Lines, OTLP/JSON or a Markdown report", cmd_export_trace
+    )
+    trace.add_argument("id", help="session id")
+    trace.add_argument("--format", choices=FORMATS, default="jsonl", help="jsonl (default), otel or md")
+    trace.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    trace.add_argument(
+        "--include-content",
+        action="store_true",
+        help="otel: put prompts, replies and tool arguments/results on the spans (may hold personal data)",
+    )
 
 
 def _command(
@@ -264,7 +287,39 @@ def cmd_resume(args: argparse.Namespace) -> int:
             raise NothingToResume(f"session {args.id} has no interrupted run")
         agent = agent_from_args(args, session.config)
     cancel = CancelToken()
-    return report(with_sigint(cancel, lambda: resume_run(store, args.id, agent, cancel=cancel)), as_json=args.json)
+    run = with_sigint(cancel, lambda: resume_run(store, args.id, agent, cancel=cancel))
+    return report(run, as_json=args.json, approvals=approvals_of(args))
+
+
+def cmd_export_trace(args: argparse.Namespace) -> int:
+    """Write the trace; with --format otel and OTEL_EXPORTER_OTLP_ENDPOINT set, also send it there."""
+    with store_errors():
+        events = open_store(args).events(args.id)
+    try:
+        prices = prices_from_env()
+    except PricingError as exc:
+        raise CliError(str(exc)) from None
+    options: dict[str, object] = {
+        "jsonl": {},
+        "otel": {"session_id": args.id, "include_content": args.include_content, "prices": prices},
+        "md": {"title": f"Sparrow session {args.id}", "prices": prices},
+    }[args.format]
+    text = export_trace(events, args.format, **options)
+    if args.output:
+        with store_errors():
+            _write_atomically(Path(args.output), text.encode("utf-8"))
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if args.format == "otel" and (url := otlp_endpoint()):
+        try:
+            sent = send_otlp(events, **options)
+        except OtelUnavailable as exc:
+            raise CliError(str(exc)) from None
+        except OtelExportError as exc:
+            raise CliError(str(exc), EXIT_RUN_FAILED) from None
+        print(f"sent {sent} spans to {url}", file=sys.stderr)
+    return EXIT_OK
 
 
 def _session_json(session: SessionInfo) -> dict[str, object]:

@@ -6,9 +6,11 @@ import json
 from typing import TextIO
 
 from agent_core.events import (
+    ApprovalDecided,
     Event,
     ModelDelta,
     ModelFinished,
+    OutputFlagged,
     RunFinished,
     RunResumed,
     RunStarted,
@@ -53,6 +55,12 @@ class TracePrinter:
             text = event.output if len(event.output) <= 600 else event.output[:600] + "…"
             line = f"{mark} {text}  " + self._dim(f"({event.duration_ms:.0f} ms)")
             return self._red(line) if event.error else line
+        if isinstance(event, ApprovalDecided):
+            verdict = "approved" if event.approved else "denied"
+            return self._dim(f"  {event.tool}: {verdict}{' by --yes' if event.by == 'policy' else ''}")
+        if isinstance(event, OutputFlagged):
+            found = ", ".join(str(f.get("label", "")) for f in event.findings)
+            return self._red(f"⚠ masked in the {event.source.replace('_', ' ')}: {found}")
         if isinstance(event, RunFinished):
             return self._summary(event)
         return None
@@ -71,7 +79,7 @@ class TracePrinter:
         usage = event.usage
         mark = "✓" if event.status == "completed" else "✗"
         text = (
-            f"{mark} {event.status} · {event.steps} steps · {event.tool_calls} tool calls · "
+            f"{mark} {event.status} · {_count(event.steps, 'step')} · {_count(event.tool_calls, 'tool call')} · "
             f"{usage.total_tokens:,} tokens{' (est.)' if usage.estimated else ''} · {event.duration_ms / 1000:.2f} s"
         )
         if event.error:
@@ -95,3 +103,7 @@ class TracePrinter:
 
     def _red(self, text: str) -> str:
         return f"\033[31m{text}\033[0m" if self.color else text
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
