@@ -10,6 +10,7 @@ page = st.navigation(
         st.Page("pages/chat.py", title=t("nav.chat"), icon=":material/chat:", default=True),
         st.Page("pages/sessions.py", title=t("nav.sessions"), icon=":material/folder_open:"),
         st.Page("pages/traces.py", title=t("nav.traces"), icon=":material/timeline:"),
+        st.Page("pages/memory.py", title=t("nav.memory"), icon=":material/psychology_alt:"),
         st.Page("pages/tools.py", title=t("nav.tools"), icon=":material/handyman:"),
     ]
 )

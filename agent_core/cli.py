@@ -33,7 +33,7 @@ class CliError(Exception):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
-    from agent_core import cli_sessions  # imported here, not at the top: cli_sessions builds on this module
+    from agent_core import cli_memory, cli_sessions  # imported here, not at the top: they build on this module
 
     parser = argparse.ArgumentParser(prog="python -m agent_core", description="Sparrow: a transparent ReAct agent.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     tools = sub.add_parser("tools", help="list the available tools and their parameter schemas")
     tools.set_defaults(handler=cmd_tools)
     cli_sessions.register(sub)
+    cli_memory.register(sub)
     return parser
 
 

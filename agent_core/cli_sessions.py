@@ -28,6 +28,7 @@ from agent_core.cli import (
 )
 from agent_core.events import Event, RunFinished, RunStarted
 from agent_core.guards import CancelToken
+from agent_core.memory_guard import MemoryRefused
 from agent_core.pricing import PricingError, prices_from_env
 from agent_core.store import (
     MAX_IMPORT_BYTES,
@@ -45,6 +46,8 @@ from agent_core.store import (
     resume_run,
     run_in_session,
 )
+from agent_core.store.memories import MemoryNotFound, MemoryStore
+from agent_core.tools.memory_tools import connect_memory
 from agent_core.trace_export import (
     FORMATS,
     OtelExportError,
@@ -117,7 +120,7 @@ def store_errors() -> Iterator[None]:
     """Turn store failures into one-line CLI errors (unknown ids are usage errors)."""
     try:
         yield
-    except (SessionNotFound, SnapshotNotFound, NothingToResume) as exc:
+    except (SessionNotFound, SnapshotNotFound, NothingToResume, MemoryNotFound, MemoryRefused) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except (SessionFileError, SchemaVersionError) as exc:
         raise CliError(str(exc), EXIT_RUN_FAILED) from None
@@ -152,6 +155,7 @@ def recorded_ask(args: argparse.Namespace, cancel: CancelToken) -> Callable[[], 
                     file=sys.stderr,
                     flush=True,
                 )
+        connect_memory(agent, MemoryStore(store.engine), session_id=session.id)
     session_id = session.id
     return lambda: run_in_session(store, session_id, agent, args.question, cancel=cancel)
 
@@ -285,7 +289,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         session = store.get_session(args.id)
         if store.interrupted_run(args.id) is None:
             raise NothingToResume(f"session {args.id} has no interrupted run")
-        agent = agent_from_args(args, session.config)
+        agent = connect_memory(agent_from_args(args, session.config), MemoryStore(store.engine), session_id=args.id)
     cancel = CancelToken()
     run = with_sigint(cancel, lambda: resume_run(store, args.id, agent, cancel=cancel))
     return report(run, as_json=args.json, approvals=approvals_of(args))

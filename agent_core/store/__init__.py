@@ -9,6 +9,7 @@ Typical use (the app and the CLI do this)::
     agent = agent_for_session(store, session.id, model)     # later: continue with its memory
     data = export_session(store, session.id)                # bytes of a .sparrow.json file
     copy = import_session(store, data)                       # a new session, validated, all or nothing
+    memories = MemoryStore(store.engine)                     # long-term memory in the same database
 """
 
 from agent_core.store.continuation import (
@@ -22,6 +23,7 @@ from agent_core.store.continuation import (
     settings_from_config,
 )
 from agent_core.store.database import SCHEMA_VERSION, SchemaVersionError, create_db_engine, database_url
+from agent_core.store.memories import MemoryNotFound, MemoryRecord, MemoryStore
 from agent_core.store.recorder import record_events
 from agent_core.store.records import InterruptedRun, SessionConfig, SessionInfo, SnapshotInfo
 from agent_core.store.sessions import SessionNotFound, SessionStore, SnapshotNotFound
@@ -42,6 +44,9 @@ __all__ = [
     "SCHEMA_VERSION",
     "VERSION",
     "InterruptedRun",
+    "MemoryNotFound",
+    "MemoryRecord",
+    "MemoryStore",
     "NothingToResume",
     "SchemaVersionError",
     "SessionConfig",

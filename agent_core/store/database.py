@@ -18,6 +18,7 @@ from sqlalchemy import Connection, Engine, event, inspect, make_url, select
 from sqlalchemy.engine import URL
 from sqlmodel import SQLModel, StaticPool, create_engine
 
+from agent_core.store.memory_index import create_memory_index
 from agent_core.store.models import TABLES, SchemaRow
 
 SCHEMA_VERSION = 1
@@ -60,7 +61,7 @@ def writer(engine: Engine) -> Engine:
 
 
 def create_db_and_tables(engine: Engine) -> None:
-    """Create Sparrow's tables if needed and record the schema version; refuse a newer or foreign schema."""
+    """Create Sparrow's tables and memory index if needed, record the schema version; refuse a newer or foreign one."""
     with writer(engine).begin() as conn:
         stored = _stored_version(conn)
         if stored is None:
@@ -74,6 +75,7 @@ def create_db_and_tables(engine: Engine) -> None:
         elif stored < SCHEMA_VERSION:
             raise SchemaVersionError(f"the database {_display(engine.url)} has an unknown schema version {stored}")
         SQLModel.metadata.create_all(conn, tables=TABLES)
+        create_memory_index(conn)
         if stored is None:
             conn.execute(SchemaRow.__table__.insert().values(id=1, version=SCHEMA_VERSION))
 

@@ -1,9 +1,9 @@
-"""SQLModel tables: sessions, their append-only event log, named snapshots, and the schema version."""
+"""SQLModel tables: sessions, their append-only event log, named snapshots, long-term memories, the schema version."""
 
 from typing import Any
 
 from sqlalchemy import JSON, Text
-from sqlmodel import Field, SQLModel, UniqueConstraint
+from sqlmodel import Field, Index, SQLModel, UniqueConstraint
 
 
 class SchemaRow(SQLModel, table=True):
@@ -68,5 +68,30 @@ class SnapshotRow(SQLModel, table=True):
     """The session's configuration when the snapshot was taken."""
 
 
-TABLES = [SchemaRow.__table__, SessionRow.__table__, EventRow.__table__, SnapshotRow.__table__]
+class MemoryRow(SQLModel, table=True):
+    """A fact in long-term memory, shared by every session of its scope; searched through ``memory_index``."""
+
+    __tablename__ = "memories"
+    __table_args__ = (
+        UniqueConstraint("scope", "text_hash"),
+        Index("ix_memories_scope_created", "scope", "created_at"),
+        {"sqlite_autoincrement": True},
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    """Never reused (AUTOINCREMENT on SQLite), so a stale id cannot delete a newer memory."""
+    scope: str = Field(default="default", max_length=64)
+    """Whose memory: a user or workspace name; runs only see their own scope."""
+    text: str = Field(sa_type=Text)
+    """The fact, normalised and checked by ``memory_guard.check_memory``."""
+    text_hash: str = Field(max_length=64)
+    """SHA-256 of the folded text: the same fact twice in a scope is one memory."""
+    origin: str = Field(default="user", max_length=16)
+    """Who saved it: ``agent`` (the remember tool) or ``user`` (the Memory page, the CLI)."""
+    source_session_id: str | None = Field(default=None, max_length=64, index=True)
+    """The session it was saved in; not a foreign key, so the mark survives the session's deletion."""
+    created_at: float
+
+
+TABLES = [SchemaRow.__table__, SessionRow.__table__, EventRow.__table__, SnapshotRow.__table__, MemoryRow.__table__]
 """Sparrow's tables, in creation order (the schema version governs exactly these)."""

@@ -14,7 +14,7 @@ class Catalog:
 
     tools: tuple[Tool, ...]
     origins: dict[str, str] = field(default_factory=dict)
-    """Tool name → ``built-in``, ``web`` or the plugin source (``module mypkg.tools``...)."""
+    """Tool name → ``built-in``, ``web``, ``memory`` or the plugin source (``module mypkg.tools``...)."""
     errors: tuple[str, ...] = ()
     """Plugin sources or settings that failed, one sentence each."""
 
@@ -27,9 +27,14 @@ class Catalog:
         return [t for t in self.tools if t.name in names]
 
 
-def tool_catalog(*, web: bool = True, plugins: bool = True) -> Catalog:
-    """Built-ins, then web tools (configured from the environment), then plugins (SPARROW_TOOLS, entry points)."""
+def tool_catalog(*, web: bool = True, memory: bool = True, plugins: bool = True) -> Catalog:
+    """Built-ins, web tools (configured from the environment), memory tools (unbound), plugins (SPARROW_TOOLS...).
+
+    The memory tools (remember, recall) need a store and a session: bind them when starting a run with
+    ``agent_core.tools.memory_tools.bind_memory_tools``.
+    """
     from agent_core.tools import builtin_tools
+    from agent_core.tools.memory_tools import make_memory_tools
     from agent_core.tools.web import web_tools
 
     tools = builtin_tools()
@@ -43,6 +48,10 @@ def tool_catalog(*, web: bool = True, plugins: bool = True) -> Catalog:
         else:
             tools += found
             origins.update(dict.fromkeys((t.name for t in found), "web"))
+    if memory:
+        placeholders = make_memory_tools(None)
+        tools += placeholders
+        origins.update(dict.fromkeys((t.name for t in placeholders), "memory"))
     if plugins:
         loaded = load_plugins(taken=tools)
         tools += list(loaded.tools)

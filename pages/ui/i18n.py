@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages.ui.strings_memory import STRINGS as MEMORY_STRINGS
 from pages.ui.strings_traces import STRINGS as TRACES_STRINGS
 
 LANGUAGES = {"en": "English", "zh": "简体中文"}
@@ -173,6 +174,7 @@ STRINGS: dict[str, dict[str, str]] = {
 
 
 STRINGS.update(TRACES_STRINGS)
+STRINGS.update(MEMORY_STRINGS)
 
 
 def lang() -> str:

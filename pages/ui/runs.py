@@ -11,12 +11,28 @@ from agent_core.approvals import approval_key
 from agent_core.events import ApprovalRequested, Event
 from agent_core.guards import CancelToken
 from agent_core.live import LiveRun
+from agent_core.memory_guard import MemoryRefused
 from agent_core.store import SessionStore, agent_for_session, config_from_agent, record_events, resume_run
 from agent_core.store.continuation import split_at_run
+from agent_core.store.memories import MemoryStore
+from agent_core.tools import Tool
+from agent_core.tools.memory_tools import bind_memory_tools
 from pages.ui.i18n import t
 from pages.ui.state import ModelConfig, live_runs
 
 WATCH_INTERVAL_S = 0.1
+
+
+def run_tools(store: SessionStore, session_id: str, config: ModelConfig) -> list[Tool]:
+    """The tools enabled in the sidebar, with the memory tools (if enabled) bound to this session's store.
+
+    With an invalid ``SPARROW_MEMORY_SCOPE`` they stay unbound (they answer that memory is unavailable); the
+    Memory page says why.
+    """
+    try:
+        return bind_memory_tools(config.selected_tools(), MemoryStore(store.engine), session_id=session_id)
+    except MemoryRefused:
+        return config.selected_tools()
 
 
 def start_question(store: SessionStore, session_id: str, config: ModelConfig, question: str) -> LiveRun:
@@ -25,7 +41,7 @@ def start_question(store: SessionStore, session_id: str, config: ModelConfig, qu
         store,
         session_id,
         config.chat_model(),
-        config.selected_tools(),
+        run_tools(store, session_id, config),
         protocol=config.protocol,
         settings=config.agent_settings(),
     )
@@ -44,7 +60,7 @@ def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig
         store,
         session_id,
         config.chat_model(),
-        config.selected_tools(),
+        run_tools(store, session_id, config),
         protocol=config.protocol,
         settings=config.agent_settings(),
     )

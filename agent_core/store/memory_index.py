@@ -1,0 +1,165 @@
+"""Full-text search over long-term memories: an FTS5 trigram index on SQLite, ``ts_rank`` on PostgreSQL.
+
+On SQLite, ``memories_fts`` is an external-content FTS5 table over ``memories`` with the ``trigram`` tokenizer
+(SQLite 3.34 or newer), kept in step by triggers — so even a row written by hand is indexed. Trigrams work for
+English and for Chinese alike (no word segmentation needed), but match only terms of three or more characters;
+shorter terms (``AI``, ``上海``) are matched with ``LIKE`` instead.
+
+Ranking, the same shape on every database: ``score = terms found + relevance``, where *terms found* counts the
+query terms that occur in the memory (substring, case-insensitive) and *relevance* (0 to 1) is BM25 on SQLite
+(``-bm25 / (1 - bm25)``) or ``ts_rank(..., 32)`` on PostgreSQL. A memory holding more of the query's terms always
+ranks first; BM25 orders memories holding as many. Without FTS5 (an SQLite built without it) the relevance part
+is 0 and search still works, by ``LIKE`` alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, Float, Integer, case, func, literal, literal_column, or_, select, text
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.sql import ColumnElement, Select
+
+from agent_core.store.models import MemoryRow
+
+log = logging.getLogger(__name__)
+
+FTS_TABLE = "memories_fts"
+MIN_FTS_CHARS = 3
+"""The trigram tokenizer cannot match shorter terms; those go through LIKE."""
+MAX_TERMS = 32
+"""Query terms used at most (the rest of a very long query is ignored)."""
+
+_SQLITE_DDL = (
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5("
+    "text, content='memories', content_rowid='id', tokenize='trigram')",
+    f"CREATE TRIGGER IF NOT EXISTS {FTS_TABLE}_insert AFTER INSERT ON memories BEGIN "
+    f"INSERT INTO {FTS_TABLE}(rowid, text) VALUES (new.id, new.text); END",
+    f"CREATE TRIGGER IF NOT EXISTS {FTS_TABLE}_delete AFTER DELETE ON memories BEGIN "
+    f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, text) VALUES ('delete', old.id, old.text); END",
+    f"CREATE TRIGGER IF NOT EXISTS {FTS_TABLE}_update AFTER UPDATE OF text ON memories BEGIN "
+    f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, text) VALUES ('delete', old.id, old.text); "
+    f"INSERT INTO {FTS_TABLE}(rowid, text) VALUES (new.id, new.text); END",
+)
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
+_STOPWORD_LIST = (
+    "a an the is are was were be been am do does did what which who whom whose when where why how i me my mine "
+    "you your yours we our us he she it its they them their his her of in on at to for from by with about and or "
+    "not no that this these those there here any some can could would should will shall may might has have had "
+    "know remember recall tell told saved save memory memories user users"
+)
+_STOPWORDS = frozenset(_STOPWORD_LIST.split())
+"""Words dropped from queries; "user" too, since memories are written as "The user ..."."""
+_ZH_STOP_PHRASES = re.compile(r"什么|怎么|怎样|哪里|哪儿|哪个|为什么|多少|是否|有没有|知道|记得|告诉|一下|用户")
+_ZH_STOP_CHARS = re.compile(r"[的了吗呢吧啊呀么是和与及或也都就很在有我你他她它们这那个]")
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    """What a query is searched by: every term, and those the FTS index can match (three characters or more)."""
+
+    terms: tuple[str, ...]
+    """Lower-cased terms, in query order, without duplicates."""
+
+    @property
+    def indexed(self) -> tuple[str, ...]:
+        """Terms long enough for the trigram index."""
+        return tuple(t for t in self.terms if len(t) >= MIN_FTS_CHARS)
+
+    @property
+    def short(self) -> tuple[str, ...]:
+        """Terms only LIKE can match."""
+        return tuple(t for t in self.terms if len(t) < MIN_FTS_CHARS)
+
+
+def query_terms(query: str) -> QueryTerms:
+    """Split a query into search terms: words (stopwords dropped) and, for Chinese/Japanese/Korean, n-grams."""
+    folded = unicodedata.normalize("NFKC", query).lower()
+    kept = _terms(_ZH_STOP_CHARS.sub(" ", _ZH_STOP_PHRASES.sub(" ", folded)), drop_stopwords=True)
+    terms = kept or _terms(folded, drop_stopwords=False)  # a query of stopwords only still searches
+    return QueryTerms(tuple(dict.fromkeys(terms))[:MAX_TERMS])
+
+
+def _terms(text: str, *, drop_stopwords: bool) -> list[str]:
+    terms: list[str] = []
+    for token in _TOKEN.findall(text):
+        if re.match(rf"[{_CJK}]", token):
+            terms += _ngrams(token)
+        elif len(token) > 1 and not (drop_stopwords and token in _STOPWORDS):
+            terms.append(token)
+    return terms
+
+
+def _ngrams(run: str) -> list[str]:
+    """A CJK run as terms: itself when short, else its trigrams (for the index) and bigrams (for LIKE)."""
+    if len(run) <= 2:
+        return [run]
+    trigrams = [run[i : i + 3] for i in range(len(run) - 2)]
+    bigrams = [run[i : i + 2] for i in range(len(run) - 1)]
+    return trigrams + bigrams
+
+
+def fts_query(terms: tuple[str, ...]) -> str:
+    """An FTS5 MATCH expression: each term a quoted phrase, any of them may match."""
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+def create_memory_index(conn: Connection) -> None:
+    """Create the SQLite FTS5 index and its triggers if missing (and fill it); a no-op on other databases."""
+    if conn.dialect.name != "sqlite":
+        return
+    existed = has_fts(conn)
+    try:
+        with conn.begin_nested():
+            for statement in _SQLITE_DDL:
+                conn.exec_driver_sql(statement)
+            if not existed:
+                conn.exec_driver_sql(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
+    except OperationalError as exc:  # an SQLite without FTS5 or without the trigram tokenizer (< 3.34)
+        log.warning("memory search falls back to LIKE: SQLite full-text search is unavailable (%s)", exc.orig)
+
+
+def has_fts(conn: Connection) -> bool:
+    """True when the database has the FTS5 memory index."""
+    if conn.dialect.name != "sqlite":
+        return False
+    found = conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (FTS_TABLE,))
+    return found.first() is not None
+
+
+def search_statement(
+    terms: QueryTerms, scope: str, limit: int, *, dialect: str, fts: bool
+) -> Select[tuple[int, float]]:
+    """``SELECT id, score`` of the scope's memories matching any term, best first (see the module docstring)."""
+    memories = MemoryRow.__table__
+    found = [memories.c.text.icontains(term, autoescape=True) for term in terms.terms]
+    terms_found: ColumnElement[int] = sum((case((hit, 1), else_=0) for hit in found), literal(0))
+    matches: list[ColumnElement[bool]] = list(found)
+    relevance: ColumnElement[float] = literal(0.0)
+    query = select(memories.c.id)
+    if dialect == "sqlite" and fts and terms.indexed:
+        ranked = (
+            text(f"SELECT rowid AS rid, bm25({FTS_TABLE}) AS rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH :fts_match")
+            .bindparams(fts_match=fts_query(terms.indexed))
+            .columns(rid=Integer, rank=Float)
+            .subquery("ranked")
+        )
+        query = query.outerjoin(ranked, ranked.c.rid == memories.c.id)
+        matches = [ranked.c.rid.is_not(None), *(memories.c.text.icontains(t, autoescape=True) for t in terms.short)]
+        relevance = func.coalesce(-ranked.c.rank / (1.0 - ranked.c.rank), 0.0)
+    elif dialect == "postgresql":
+        config = literal_column("'simple'::regconfig")
+        document = func.to_tsvector(config, memories.c.text)
+        relevance = func.ts_rank(document, func.websearch_to_tsquery(config, " or ".join(terms.terms)), 32)
+    score = (terms_found + relevance).label("score")
+    return (
+        query.add_columns(score)
+        .where(memories.c.scope == scope, or_(*matches))
+        .order_by(score.desc(), memories.c.created_at.desc(), memories.c.id.desc())
+        .limit(limit)
+    )
