@@ -92,9 +92,9 @@ def model_from_args(args: argparse.Namespace, default_model: str | None = None) 
         raise CliError(str(exc)) from None
 
 
-def select_tools(names: str | None) -> list[Tool]:
-    """Every catalogued tool (built-in, web, plugins), or those named in a comma-separated list."""
-    catalog = tool_catalog()
+def select_tools(names: str | None, *, memory: bool = True) -> list[Tool]:
+    """Every catalogued tool (built-in, web, plugins, memory), or those named in a comma-separated list."""
+    catalog = tool_catalog(memory=memory)
     for problem in catalog.errors:
         print(f"sparrow: warning: {problem}", file=sys.stderr)
     if not names:
@@ -115,7 +115,8 @@ def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = Non
     protocol = getattr(args, "protocol", None) or (protocol_from_config(config) if config else "react")
     try:
         model = model_from_args(args, config.model if config else None)
-        tools = select_tools(getattr(args, "tools", None))
+        # Long-term memory belongs to sessions: a run that is not recorded gets no remember/recall.
+        tools = select_tools(getattr(args, "tools", None), memory=not getattr(args, "no_save", False))
         return Agent(model, tools, protocol=protocol, settings=settings, approvals=approvals_of(args), **overrides)
     except ValueError as exc:
         raise CliError(str(exc)) from None
