@@ -197,18 +197,16 @@ class RunLoop:
         if check is None or not (finished.text or finished.reasoning):
             return finished, None
         source = "final_answer" if finished.final_answer is not None else "model_output"
-        changes: dict[str, str] = {}
-        findings: list[dict[str, str]] = []
-        for name in ("text", "reasoning", "thought", "final_answer"):
-            value = getattr(finished, name)
-            if value:
-                result = check(value, source=source)
-                if result.findings:
-                    changes[name] = result.text
-                    findings += [{"kind": f.kind, "label": f.label, "masked": f.masked} for f in result.findings]
-        if not changes:
-            return finished, None
-        unique = tuple({f["masked"]: f for f in findings}.values())
+        fields = {"text": finished.text, "reasoning": finished.reasoning}
+        raw = {name: check(value, source=source) for name, value in fields.items() if value}
+        if not any(result.findings for result in raw.values()):
+            return finished, None  # thought and answer are parts of the text or the reasoning: nothing to mask
+        changes = {name: result.text for name, result in raw.items()}
+        findings = [f for result in raw.values() for f in result.findings]
+        for name in ("thought", "final_answer"):
+            if value := getattr(finished, name):
+                changes[name] = check(value, source=source).text
+        unique = tuple({f.masked: {"kind": f.kind, "label": f.label, "masked": f.masked} for f in findings}.values())
         flagged = OutputFlagged(run_id=self.run_id, step=finished.step, source=source, findings=unique)
         return dataclasses.replace(finished, **changes), flagged
 

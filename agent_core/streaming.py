@@ -64,10 +64,9 @@ def stream_reply(
             text += item.text
             cut = _cut(protocol, text, item.text)
             end = len(text) if cut is None else cut
-            now = time.perf_counter()
-            if end > shown and (cut is not None or now - last_shown >= interval):
+            if end > shown and (cut is not None or (now := time.perf_counter()) - last_shown >= interval):
                 yield ModelDelta(run_id=run_id, step=step, text=text[shown:end])
-                shown, last_shown = end, now
+                shown, last_shown = end, time.perf_counter() if cut is not None else now
             if cut is not None:  # the model is writing its own Observation: stop reading
                 return Completion(text=text, finish_reason="stop_at_observation")
     finally:
