@@ -1,8 +1,95 @@
-"""Traces: timeline, inspector and replay (arrives with the observability work)."""
+"""Traces: where a run's time and tokens went, every step inspected, the session at a glance, and replay."""
+
+from __future__ import annotations
 
 import streamlit as st
 
+from agent_core.store import SessionNotFound
+from agent_core.timeline import build_timeline
+from pages.ui import charts, exports, inspector, overview, replay
 from pages.ui.i18n import t
+from pages.ui.session_view import prices, session_view
+from pages.ui.sidebar import frame
+from pages.ui.state import current_session_id, get_store, live_runs
 
+frame()
+store = get_store()
 st.header(t("nav.traces"))
-st.info(t("traces.placeholder"))
+sessions = store.list_sessions()
+if not sessions:
+    st.info(t("traces.no_sessions"))
+    st.stop()
+
+session_column, run_column, export_column, chat_column = st.columns([5, 5, 2, 2], vertical_alignment="bottom")
+with session_column:
+    session_id = overview.pick_session(sessions, current_session_id())
+try:
+    view = session_view(store, session_id)
+except SessionNotFound:
+    st.warning(t("session.not_found", id=session_id))
+    st.stop()
+if view.info is not None:
+    with export_column.popover(t("traces.export.button"), icon=":material/ios_share:", width="stretch"):
+        exports.export_menu(store, view.info, prices())
+if chat_column.button(t("traces.open_chat"), icon=":material/chat:", key="open_chat", width="stretch"):
+    st.switch_page("pages/chat.py", query_params={"session": session_id})
+turns = view.transcript.turns
+if not turns or view.metrics is None:
+    st.info(t("traces.no_runs"))
+    st.stop()
+live = live_runs().active(session_id)
+live_run_id = live.run_id if live else None
+if live is not None:
+    note, refresh = st.columns([5, 1], vertical_alignment="center")
+    note.info(t("traces.live"), icon=":material/autorenew:")
+    refresh.button(t("traces.refresh"), icon=":material/refresh:", key="refresh", width="stretch")
+with run_column:
+    turn = overview.pick_run(turns, live_run_id)
+run_events = [e for e in view.events if e.run_id == turn.run_id]
+
+run_tab, session_tab, replay_tab = overview.lazy_tabs(
+    [t("traces.tab.run"), t("traces.tab.session"), t("traces.tab.replay")], key="traces_tab"
+)
+if run_tab.open:
+    with run_tab:
+        metrics = view.run_metrics[turn.run_id]
+        inspector.run_summary(metrics, overview.run_status(turn, live_run_id))
+        if turn.status is None and turn.run_id != live_run_id:
+            st.warning(t("chat.interrupted"), icon=":material/warning:")
+        timeline = build_timeline(run_events)
+        waterfall, tokens = st.columns([3, 2], gap="large")
+        with waterfall:
+            st.markdown(f"**{t('traces.chart.waterfall')}**")
+            charts.draw(charts.waterfall_chart(timeline, charts.resume_offsets(run_events, timeline)))
+        with tokens:
+            st.markdown(f"**{t('traces.chart.tokens')}**")
+            charts.draw(charts.tokens_chart(timeline.tokens))
+            if any(row.estimated for row in timeline.tokens):
+                st.caption(t("traces.tokens.estimated_help"))
+        st.markdown(f"**{t('traces.steps')}**")
+        inspector.steps_table(metrics, turn)
+        st.subheader(t("traces.inspector"))
+        step = inspector.pick_step(turn)
+        if step is None:
+            st.caption(t("traces.inspect.no_steps"))
+        else:
+            inspector.inspect_step(step, turn, run_events, prices())
+
+if session_tab.open:
+    with session_tab:
+        overview.session_summary(view.metrics)
+        overview.session_table(view, live_run_id)
+        by_tokens, by_time = st.columns(2, gap="large")
+        with by_tokens:
+            st.markdown(f"**{t('traces.chart.session_tokens')}**")
+            charts.draw(charts.session_tokens_chart(view.metrics.runs))
+        with by_time:
+            st.markdown(f"**{t('traces.chart.session_time')}**")
+            charts.draw(charts.session_time_chart(view.metrics.runs))
+
+if replay_tab.open:
+    with replay_tab:
+        whole = len(turns) > 1 and st.toggle(t("traces.replay.whole_session"), key="replay_whole")
+        events = replay.replay_events(view.events if whole else run_events)
+        first = 1 if whole else turns.index(turn) + 1
+        replay.player(f"{session_id}:{'*' if whole else turn.run_id}", events, view.run_metrics, prices(), first)

@@ -1,0 +1,44 @@
+"""Widgets whose option labels are translated, made to keep their choice when the language changes.
+
+A selectbox sends its choice as the option's label, so once the labels change language the browser holds a
+label that no longer exists and the next interaction resets the choice. These selectboxes have one widget
+key per language and remember the choice under a plain key that every language shares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
+
+import streamlit as st
+
+from pages.ui.i18n import lang
+
+T = TypeVar("T", bound=Hashable)
+
+
+def widget_key(key: str) -> str:
+    """The widget key of ``key`` in the current language."""
+    return f"{key}.{lang()}"
+
+
+def choose(key: str, value: Any) -> None:
+    """Pick ``value`` in the selectbox ``key`` (from a callback, or before the selectbox is drawn)."""
+    st.session_state[key] = value
+    st.session_state[widget_key(key)] = value
+
+
+def translated_selectbox(
+    label: str, options: Sequence[T], *, key: str, default: T, format_func: Callable[[T], str]
+) -> T:
+    """A selectbox over ``options`` (labels from ``format_func``, in the UI language) whose choice is ``key``.
+
+    The labels are made here, in the script run, so whoever formats an option later gets the same text.
+    """
+    labels = {option: format_func(option) for option in options}
+    remembered = st.session_state.get(key)
+    if st.session_state.get(widget_key(key)) not in labels:
+        st.session_state[widget_key(key)] = remembered if remembered in labels else default
+    chosen: T = st.selectbox(label, list(labels), key=widget_key(key), format_func=labels.__getitem__)
+    st.session_state[key] = chosen
+    return chosen
