@@ -116,6 +116,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "trace.tool_error": {"en": "Tool error: {error}", "zh": "工具错误：{error}"},
     "trace.running": {"en": "running…", "zh": "运行中…"},
     "trace.resumed": {"en": "Resumed here after an interruption", "zh": "中断后从这里继续"},
+    "trace.ttft": {"en": "time to first token {time}", "zh": "首个 token 用时 {time}"},
     "trace.raw": {"en": "Raw model output", "zh": "模型原始输出"},
     "trace.none": {"en": "No turn selected yet.", "zh": "尚未选择任何一轮对话。"},
     "trace.truncated": {"en": "(truncated for the model)", "zh": "（给模型时已截断）"},
@@ -165,10 +166,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "- **vLLM / llama.cpp server / 任意地址**：选择 *custom* 并填写接口地址，例如 `http://localhost:8000/v1`。\n\n"
         "也可以在运行 `streamlit run app.py` 之前设置 `OPENAI_API_KEY`、`OPENAI_BASE_URL` 和 `SPARROW_MODEL`。\n\n"
         "已保存的会话无需模型也能打开和回放：请看“会话”页面。",
-    },
-    "traces.placeholder": {
-        "en": "The Traces page (timeline, inspector, replay) is coming with the observability work.",
-        "zh": "追踪页面（时间线、检查器、回放）将随可观测性功能一起推出。",
     },
 }
 

@@ -28,8 +28,8 @@ def when(timestamp: float | None) -> str:
 
 
 def _follow_pick() -> None:
-    """Put the picked session in the URL, so a refresh or a shared link reopens it."""
-    st.query_params["session"] = st.session_state[SESSION_KEY]
+    """Put the picked session in the URL (a refresh or a shared link reopens it) and make it the tab's session."""
+    st.query_params["session"] = st.session_state["session_id"] = st.session_state[SESSION_KEY]
 
 
 def pick_session(sessions: Sequence[SessionInfo], url_session: str | None) -> str:
@@ -44,7 +44,7 @@ def pick_session(sessions: Sequence[SessionInfo], url_session: str | None) -> st
         t("traces.session"), ids, key=SESSION_KEY, format_func=titles.__getitem__, on_change=_follow_pick
     )
     if url_session != chosen:
-        st.query_params["session"] = chosen
+        st.query_params["session"] = st.session_state["session_id"] = chosen
     return chosen
 
 

@@ -179,7 +179,7 @@ def step_body(step: StepView) -> None:
         st.markdown(f"**{t('trace.answer')}**")
         st.text(step.final_answer)
     if step.ttft_ms is not None:
-        st.caption(f"time to first token {format_duration(step.ttft_ms)}")
+        st.caption(t("trace.ttft", time=format_duration(step.ttft_ms)))
 
 
 def action_block(action: ActionView) -> None:

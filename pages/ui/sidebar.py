@@ -10,6 +10,7 @@ from agent_core.models import DEFAULT_MODEL, ModelError
 from agent_core.providers import PROVIDERS, guess_provider, provider
 from pages.ui.i18n import LANGUAGES, t
 from pages.ui.state import ModelConfig, available_tools, secret_key
+from pages.ui.widgets import translated_radio
 
 
 def frame() -> ModelConfig:
@@ -66,11 +67,12 @@ def model_settings() -> ModelConfig:
         if st.button(t("model.test"), key="cfg_test", use_container_width=True):
             _test_connection(config)
     with st.sidebar.expander(t("agent.header"), icon=":material/psychology:"):
-        st.radio(
+        translated_radio(
             t("agent.protocol"),
             ["react", "tools"],
-            format_func=lambda p: t(f"agent.protocol.{p}"),
             key="cfg_protocol",
+            default="react",
+            format_func=lambda p: t(f"agent.protocol.{p}"),
             horizontal=True,
         )
         st.slider(t("agent.max_steps"), 1, 30, key="cfg_max_steps")

@@ -90,9 +90,18 @@ def secret_key() -> str | None:
 
 
 def current_session_id() -> str | None:
-    """The session shown in this browser tab (kept in the URL so refresh and shared links reopen it)."""
-    value = st.query_params.get("session")
-    return value or None
+    """The session shown in this browser tab (kept in the URL so refresh and shared links reopen it).
+
+    Page navigation drops query parameters, so the tab also remembers it and puts it back in the URL.
+    """
+    value = st.query_params.get("session") or None
+    if value:
+        st.session_state["session_id"] = value
+        return value
+    remembered = st.session_state.get("session_id")
+    if remembered:
+        st.query_params["session"] = remembered
+    return remembered
 
 
 def open_session(session_id: str | None) -> None:
@@ -101,5 +110,6 @@ def open_session(session_id: str | None) -> None:
         st.query_params["session"] = session_id
     elif "session" in st.query_params:
         del st.query_params["session"]
+    st.session_state["session_id"] = session_id
     st.session_state.pop("selected_run", None)
     st.session_state.pop("visible_turns", None)

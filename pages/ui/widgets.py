@@ -42,3 +42,18 @@ def translated_selectbox(
     chosen: T = st.selectbox(label, list(labels), key=widget_key(key), format_func=labels.__getitem__)
     st.session_state[key] = chosen
     return chosen
+
+
+def translated_radio(
+    label: str, options: Sequence[T], *, key: str, default: T, format_func: Callable[[T], str], horizontal: bool = False
+) -> T:
+    """``st.radio`` with translated labels whose choice (``key``) survives a language switch."""
+    labels = {option: format_func(option) for option in options}
+    remembered = st.session_state.get(key)
+    if st.session_state.get(widget_key(key)) not in labels:
+        st.session_state[widget_key(key)] = remembered if remembered in labels else default
+    chosen: T = st.radio(
+        label, list(labels), key=widget_key(key), format_func=labels.__getitem__, horizontal=horizontal
+    )
+    st.session_state[key] = chosen
+    return chosen

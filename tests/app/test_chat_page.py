@@ -194,3 +194,21 @@ def test_an_interrupted_run_is_offered_for_resume_and_completes(fake_llm: FakeOp
     assert "17 × 23 = 391, and 150 days after 2024-05-20 is 2024-10-17, a Thursday." in page
     assert "Resumed here after an interruption" in page
     assert store.interrupted_run(session.id) is None
+
+
+def test_the_open_session_survives_navigating_to_another_page_and_back(fake_llm: FakeOpenAIServer) -> None:
+    at = ask(open_app(), "What is 6 * 7?")
+    at.switch_page("pages/sessions.py").run()
+    at.query_params.pop("session", None)  # the sidebar navigation drops query parameters
+    at.switch_page("pages/chat.py").run()
+    assert "The result is 42." in texts(at)
+
+
+def test_settings_keep_their_values_across_a_language_switch() -> None:
+    at = open_app()
+    at.radio(key="cfg_protocol.en").set_value("tools").run()
+    at.segmented_control(key="lang_choice").set_value("zh").run()
+    at.run()
+    assert not at.exception
+    assert at.radio(key="cfg_protocol.zh").value == "tools"
+    assert at.session_state["cfg_protocol"] == "tools"
