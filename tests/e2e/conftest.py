@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -65,35 +66,41 @@ def _wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float = 6
     raise RuntimeError(f"streamlit did not become healthy at {url} within {timeout:.0f} s")
 
 
-@pytest.fixture(scope="session")
-def app_url(fake_llm: FakeOpenAIServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``streamlit run app.py`` with OPENAI_BASE_URL pointing at the fake LLM and a fresh data directory."""
+@contextlib.contextmanager
+def streamlit_server(fake: FakeOpenAIServer, data_dir: Path, log_path: Path) -> Iterator[str]:
+    """``streamlit run app.py`` on a free port, pointed at ``fake``, with its own data directory."""
     port = _free_port()
-    data_dir = tmp_path_factory.mktemp("e2e-data")
     env = {
         **os.environ,
-        "OPENAI_BASE_URL": fake_llm.base_url,
+        "OPENAI_BASE_URL": fake.base_url,
         "OPENAI_API_KEY": "sk-e2e-test-key",
         "SPARROW_MODEL": "gpt-4o-mini",
         "SPARROW_DATA_DIR": str(data_dir),
         "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
     }
     env.pop("DATABASE_URL", None)
-    log = (tmp_path_factory.mktemp("e2e-logs") / "streamlit.log").open("wb")
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
     command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process)
-        yield url
-    finally:
-        process.terminate()
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+            _wait_healthy(url, process)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@pytest.fixture(scope="session")
+def app_url(fake_llm: FakeOpenAIServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app under test, shared by the browser tests (fresh data directory)."""
+    logs = tmp_path_factory.mktemp("e2e-logs")
+    with streamlit_server(fake_llm, tmp_path_factory.mktemp("e2e-data"), logs / "streamlit.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
