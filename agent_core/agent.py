@@ -33,8 +33,8 @@ class AgentSettings:
     temperature: float | None = 0.0
     max_format_retries: int = 2
     """Corrective retries after replies in the wrong format; one more failure ends the run."""
-    keep_steps: int = 8
-    """Steps of the current run kept in full in the context; older ones are condensed."""
+    keep_steps: int = 6
+    """Steps of the current run kept in full in the context (up to twice as many between condensing batches)."""
     memory_budget_tokens: int = 3000
     """Token budget for earlier turns of the conversation (recent in full, older summarised)."""
     delta_interval: float = 0.03

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar, Literal
@@ -137,7 +138,13 @@ class ModelFinished(Event):
     """Time to the first streamed token, when streaming."""
     finish_reason: str | None = None
     messages: tuple[dict[str, Any], ...] = ()
-    """The exact messages sent to the model, for the inspector."""
+    """The messages sent to the model after the first ``messages_kept`` ones (see ``full_messages``)."""
+    messages_kept: int = 0
+    """How many leading messages were the same as in the run's previous model call (0: ``messages`` is all).
+
+    A run resends its whole context every step; storing only what changed keeps logs linear in size.
+    ``with_full_messages`` restores the exact request of every call.
+    """
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -297,6 +304,18 @@ def plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
     return value
+
+
+def with_full_messages(events: Iterable[Event]) -> Iterator[Event]:
+    """The same events, each ModelFinished carrying the complete request it sent (``messages_kept`` = 0)."""
+    previous: dict[str, tuple[dict[str, Any], ...]] = {}
+    for event in events:
+        if isinstance(event, ModelFinished):
+            full = previous.get(event.run_id, ())[: event.messages_kept] + event.messages
+            previous[event.run_id] = full
+            if event.messages_kept:
+                event = dataclasses.replace(event, messages=full, messages_kept=0)
+        yield event
 
 
 def final_answer(events: list[Event] | tuple[Event, ...]) -> str | None:

@@ -65,6 +65,7 @@ class RunLoop:
         self.last_thought = ""
         self.offered: list[Tool] = self.tools
         self._prefixes: dict[tuple[str, ...], tuple[list[Message], int]] = {}
+        self._last_request: list[Message] = []
 
     def events(self) -> Iterator[Event]:
         """Run to the end, yielding every event; exactly one RunFinished comes last."""
@@ -173,6 +174,8 @@ class RunLoop:
     ) -> ModelFinished:
         completion = completion or Completion()
         self.usage += usage
+        kept = _shared_prefix(self._last_request, messages)
+        self._last_request = messages
         return ModelFinished(
             run_id=self.run_id,
             step=step,
@@ -188,7 +191,8 @@ class RunLoop:
             latency_ms=timing.total_ms,
             ttft_ms=timing.first_ms,
             finish_reason=completion.finish_reason,
-            messages=tuple(messages),
+            messages=tuple(messages[kept:]),
+            messages_kept=kept,
         )
 
     def _checked(self, finished: ModelFinished) -> tuple[ModelFinished, OutputFlagged | None]:
@@ -269,6 +273,16 @@ class RunLoop:
             tools=tuple(t.schema for t in self.tools),
             settings=plain(self.settings),
         )
+
+
+def _shared_prefix(before: list[Message], now: list[Message]) -> int:
+    """How many leading messages ``now`` shares with ``before`` (the same objects: the context is reused)."""
+    count = 0
+    for old, new in zip(before, now, strict=False):
+        if old is not new and old != new:
+            break
+        count += 1
+    return count
 
 
 def _totals(events: tuple[Event, ...]) -> tuple[Usage, int, int]:

@@ -139,9 +139,9 @@ class StepRecord:
 
 
 class Scratchpad:
-    """The current run's steps: the last ``keep_steps`` in full, older ones as bounded one-line digests."""
+    """The current run's steps: the last ``keep_steps`` (up to twice that) in full, older ones as short digests."""
 
-    def __init__(self, keep_steps: int = 8, max_digests: int = 30) -> None:
+    def __init__(self, keep_steps: int = 6, max_digests: int = 30) -> None:
         self.recent: deque[StepRecord] = deque()
         self.keep_steps = keep_steps
         self.digests: deque[str] = deque(maxlen=max_digests)
@@ -155,6 +155,10 @@ class Scratchpad:
             record.tokens = estimate_messages(record.messages)
         self.recent.append(record)
         self._recent_tokens += record.tokens
+        if len(self.recent) <= 2 * self.keep_steps:
+            return
+        # Condense in batches: the start of the context then stays the same for several steps, which keeps
+        # the log small (only new messages are stored) and suits providers' prompt caching.
         while len(self.recent) > self.keep_steps:
             old = self.recent.popleft()
             self._recent_tokens -= old.tokens
@@ -195,7 +199,7 @@ def step_digest(step: int, calls: Sequence[tuple[str, str, str]], problem: str |
 
 
 def rebuild_scratchpad(
-    events: Iterable[Event], protocol: AgentProtocol, tools: Sequence[Tool] = (), keep_steps: int = 8
+    events: Iterable[Event], protocol: AgentProtocol, tools: Sequence[Tool] = (), keep_steps: int = 6
 ) -> tuple[Scratchpad, int]:
     """The scratchpad of one (interrupted) run from its events, and the number of its last complete step."""
     pad = Scratchpad(keep_steps)

@@ -69,6 +69,7 @@ class StepView:
     latency_ms: float | None = None
     ttft_ms: float | None = None
     messages: tuple[dict[str, Any], ...] = ()
+    """The complete request of the step's model call."""
     actions: list[ActionView] = field(default_factory=list)
     flags: list[OutputFlagged] = field(default_factory=list)
     """What the output check masked in this step (secrets, by default)."""
@@ -138,6 +139,7 @@ class Transcript:
     def __init__(self) -> None:
         self.turns: list[TurnView] = []
         self._by_run: dict[str, TurnView] = {}
+        self._requests: dict[str, tuple[dict[str, Any], ...]] = {}
         self.events_seen = 0
 
     @classmethod
@@ -180,7 +182,9 @@ class Transcript:
             else:
                 step.streamed += event.text
         elif isinstance(event, ModelFinished):
-            _finish_model(turn.step(event.step), event)
+            messages = self._requests.get(event.run_id, ())[: event.messages_kept] + event.messages
+            self._requests[event.run_id] = messages
+            _finish_model(turn.step(event.step), event, messages)
         elif isinstance(event, ApprovalRequested):
             _action(turn.step(event.step), event.call_id, event.tool, event.arguments).approval = "pending"
         elif isinstance(event, ApprovalDecided):
@@ -200,7 +204,7 @@ class Transcript:
             turn.answer = event.final_answer if event.final_answer is not None else turn.answer
 
 
-def _finish_model(step: StepView, event: ModelFinished) -> None:
+def _finish_model(step: StepView, event: ModelFinished, messages: tuple[dict[str, Any], ...]) -> None:
     step.text = event.text
     step.reasoning = event.reasoning or step.reasoning
     step.thought = event.thought
@@ -210,7 +214,7 @@ def _finish_model(step: StepView, event: ModelFinished) -> None:
     step.usage = event.usage
     step.latency_ms = event.latency_ms
     step.ttft_ms = event.ttft_ms
-    step.messages = event.messages
+    step.messages = messages
 
 
 def _action(step: StepView, call_id: str, tool: str, arguments: dict[str, Any]) -> ActionView:

@@ -20,7 +20,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent_core.events import Event, FinalAnswer, ModelFinished, RunFinished, RunStarted, ToolFinished, ToolStarted
+from agent_core.events import (
+    Event,
+    FinalAnswer,
+    ModelFinished,
+    RunFinished,
+    RunStarted,
+    ToolFinished,
+    ToolStarted,
+    with_full_messages,
+)
 from agent_core.metrics import run_metrics, split_runs
 from agent_core.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.timeline import TimedCall, timed_calls
@@ -88,6 +97,8 @@ def build_spans(
 ) -> list[SpanData]:
     """Spans of every run in ``events``: the run span first, then its model and tool calls in start order."""
     spans: list[SpanData] = []
+    if include_content:
+        events = with_full_messages(events)  # the spans carry each call's whole request
     for run in split_runs(events).values():
         spans += _run_spans(run, _Context(session_id, provider, include_content, prices, run))
     return spans

@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core.events import Event, ModelFinished
+from agent_core.events import Event, ModelFinished, with_full_messages
 from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.metrics import RunMetrics, StepMetrics
 from agent_core.pricing import PriceTable
@@ -173,8 +173,8 @@ def pick_step(turn: TurnView) -> StepView | None:
 
 
 def model_calls(run_events: Sequence[Event], step: int) -> list[ModelFinished]:
-    """The model calls recorded for a step (more than one when it was redone after a resume)."""
-    return [e for e in run_events if isinstance(e, ModelFinished) and e.step == step]
+    """The model calls recorded for a step (more than one when it was redone after a resume), with full requests."""
+    return [e for e in with_full_messages(run_events) if isinstance(e, ModelFinished) and e.step == step]
 
 
 def inspect_step(step: StepView, turn: TurnView, run_events: Sequence[Event], prices: PriceTable) -> None:

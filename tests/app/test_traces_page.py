@@ -19,7 +19,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from agent_core.agent import Agent, AgentSettings
-from agent_core.events import Event, ModelDelta, ModelFinished, RunFinished, ToolFinished
+from agent_core.events import Event, ModelDelta, ModelFinished, RunFinished, ToolFinished, with_full_messages
 from agent_core.pricing import prices_from_env
 from agent_core.store import SessionStore, resume_run, run_in_session
 from agent_core.testing import ScriptedModel
@@ -148,7 +148,7 @@ def test_the_inspector_shows_the_exact_messages_raw_output_parsed_reply_and_obse
     store: SessionStore,
 ) -> None:
     session_id = record(store, (QUESTION, TWO_TOOLS))
-    second = [e for e in stored(store, session_id) if isinstance(e, ModelFinished)][1]
+    second = [e for e in with_full_messages(stored(store, session_id)) if isinstance(e, ModelFinished)][1]
     at = open_traces(session_id)
     at.selectbox(key=f"inspect_{second.run_id}.en").set_value(2).run()
     assert not at.exception

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent_core import Agent, ConversationMemory
-from agent_core.events import ModelFinished, RunFinished
+from agent_core.events import ModelFinished, RunFinished, with_full_messages
 from agent_core.memory import Turn, digest_summary
 from agent_core.models.base import Message, ModelRequest
 from agent_core.testing import FunctionModel, ScriptedModel
@@ -109,9 +109,10 @@ def test_scratchpad_keeps_recent_steps_and_condenses_old_ones() -> None:
 def test_context_stays_bounded_over_a_long_run() -> None:
     steps = 300
     model = ScriptedModel([react("again", "calculator", expression="1+1")] * steps, stream_chunks=False)
-    events = Agent(model, max_steps=steps, keep_steps=4).run("long")
-    sizes = [len(e.messages) for e in events if isinstance(e, ModelFinished)]
-    assert max(sizes) == sizes[-1] == 1 + 1 + 1 + 4 * 2  # system, question, condensed note, 4 steps
+    events = list(Agent(model, max_steps=steps, keep_steps=4).run("long"))
+    sizes = [len(e.messages) for e in with_full_messages(events) if isinstance(e, ModelFinished)]
+    assert max(sizes) == 1 + 1 + 1 + 8 * 2  # system, question, condensed note, at most 2 × keep_steps steps
+    assert min(sizes[20:]) == 1 + 1 + 1 + 4 * 2  # just after a batch is condensed
     assert len(model.requests[-1].messages[-9]["content"]) < 30 * 200
 
 
@@ -141,3 +142,22 @@ def test_resume_redoes_a_step_whose_tools_did_not_finish() -> None:
     tail = list(Agent(model).resume(full[:cut]))
     assert tail[0].from_step == 1
     assert isinstance(tail[-1], RunFinished) and tail[-1].final_answer == "2"
+
+
+def test_model_finished_stores_only_what_changed_and_the_full_requests_come_back() -> None:
+    import json
+
+    replies = [react(f"step {i}", "calculator", expression=f"{i}+1") for i in range(12)] + [answer("done", "ok")]
+    model = ScriptedModel(replies)
+    events = list(Agent(model, keep_steps=3, max_steps=20).run("compact me"))
+    finished = [e for e in events if isinstance(e, ModelFinished)]
+    assert finished[0].messages_kept == 0
+    assert all(e.messages_kept > 0 for e in finished[1:])
+    assert [len(e.messages) for e in finished[1:3]] == [2, 2]  # the step's reply and its observation
+    assert max(len(e.messages) for e in finished) <= 1 + 3 * 2  # once condensing starts: the note and kept steps
+    full = [e for e in with_full_messages(events) if isinstance(e, ModelFinished)]
+    assert [list(e.messages) for e in full] == [r.messages for r in model.requests]
+    # The compact log is a small fraction of storing every request whole.
+    compact = sum(len(json.dumps(e.to_dict())) for e in finished)
+    whole = sum(len(json.dumps(e.to_dict())) for e in full)
+    assert compact < whole / 4
