@@ -9,7 +9,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from agent_core.cli import EXIT_OK, EXIT_USAGE, CliError
-from agent_core.cli_sessions import add_db_option, open_store, store_errors
+from agent_core.cli_sessions import open_store, store_errors, subcommand
 from agent_core.store.memories import MemoryRecord, MemoryStore, default_scope
 
 
@@ -42,11 +42,9 @@ def _command(
     *,
     scoped: bool = True,
 ) -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text)
+    parser = subcommand(sub, name, help_text, handler)
     if scoped:
         parser.add_argument("--scope", help="user or workspace (default: $SPARROW_MEMORY_SCOPE or 'default')")
-    add_db_option(parser)
-    parser.set_defaults(handler=handler)
     return parser
 
 

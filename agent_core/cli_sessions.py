@@ -99,6 +99,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
 
 
+def subcommand(
+    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+    name: str,
+    help_text: str,
+    handler: Callable[[argparse.Namespace], int],
+) -> argparse.ArgumentParser:
+    """A subcommand that works on the store (``--db``) and runs ``handler``."""
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text)
+    add_db_option(parser)
+    parser.set_defaults(handler=handler)
+    return parser
+
+
 def _command(
     sub: argparse._SubParsersAction,  # type: ignore[type-arg]
     name: str,
@@ -107,11 +120,9 @@ def _command(
     *,
     with_id: bool = False,
 ) -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text)
+    parser = subcommand(sub, name, help_text, handler)
     if with_id:
         parser.add_argument("id", help="session id")
-    add_db_option(parser)
-    parser.set_defaults(handler=handler)
     return parser
 
 
