@@ -94,6 +94,8 @@ class TurnView:
     model: str = ""
     protocol: str = ""
     started_at: float = 0.0
+    tool_count: int = 0
+    """How many tools the run had; steps may have been offered fewer (tool retrieval)."""
     steps: list[StepView] = field(default_factory=list)
     resumed_at: list[int] = field(default_factory=list)
     """Step numbers at which this run was resumed after an interruption."""
@@ -162,7 +164,7 @@ class Transcript:
         """Fold one event into the view."""
         self.events_seen += 1
         if isinstance(event, RunStarted):
-            turn = TurnView(event.run_id, event.question, event.model, event.protocol, event.ts)
+            turn = TurnView(event.run_id, event.question, event.model, event.protocol, event.ts, len(event.tools))
             self.turns.append(turn)
             self._by_run[event.run_id] = turn
             return

@@ -62,6 +62,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "agent.max_steps": {"en": "Max steps", "zh": "最大步数"},
     "agent.temperature": {"en": "Temperature", "zh": "温度"},
     "agent.tools": {"en": "Tools", "zh": "工具"},
+    "agent.max_tools": {"en": "Tools offered per step (0 = all)", "zh": "每步提供的工具数（0 = 全部）"},
+    "agent.max_tools_help": {
+        "en": "With many tools, offer only the most relevant ones to the model each step (BM25 over names and "
+        "descriptions). The trace shows which were offered.",
+        "zh": "工具较多时，每一步只向模型提供最相关的几个（按名称和描述的 BM25 排序）。追踪面板会显示提供了哪些。",
+    },
     "session.header": {"en": "Session", "zh": "会话"},
     "session.new": {"en": "New chat", "zh": "新对话"},
     "session.save": {"en": "Save snapshot", "zh": "保存快照"},

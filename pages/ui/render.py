@@ -111,6 +111,7 @@ def steps(turn: TurnView, prices: PriceTable, *, live: bool = False) -> None:
         running = live and not turn.finished and index == last and not waiting
         if running:
             with st.status(_step_label(step, turn.model, prices), state="running", expanded=True):
+                _offered(step, turn)
                 step_body(step)
         else:
             with st.expander(
@@ -118,7 +119,14 @@ def steps(turn: TurnView, prices: PriceTable, *, live: bool = False) -> None:
                 expanded=(live and index == last) or waiting,
                 icon=_step_icon(step),
             ):
+                _offered(step, turn)
                 step_body(step)
+
+
+def _offered(step: StepView, turn: TurnView) -> None:
+    """Which tools the model was shown, when tool retrieval offered only some of them."""
+    if step.offered_tools and len(step.offered_tools) < turn.tool_count:
+        st.caption(t("trace.offered", tools=", ".join(step.offered_tools)))
 
 
 def _step_icon(step: StepView) -> str:

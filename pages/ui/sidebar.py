@@ -78,6 +78,7 @@ def model_settings() -> ModelConfig:
         st.slider(t("agent.max_steps"), 1, 30, key="cfg_max_steps")
         st.slider(t("agent.temperature"), 0.0, 1.5, step=0.1, key="cfg_temperature")
         st.multiselect(t("agent.tools"), list(available_tools()), key="cfg_tools")
+        st.number_input(t("agent.max_tools"), 0, 50, key="cfg_max_tools", help=t("agent.max_tools_help"))
     config = _config(env_key)
     st.session_state["model_config"] = config
     return config
@@ -97,6 +98,7 @@ def _defaults() -> None:
     state.cfg_max_steps = 10
     state.cfg_temperature = 0.0
     state.cfg_tools = list(available_tools())
+    state.cfg_max_tools = 0
 
 
 def _apply_preset() -> None:
@@ -117,6 +119,7 @@ def _config(env_key: str | None) -> ModelConfig:
         max_steps=int(state.cfg_max_steps),
         temperature=float(state.cfg_temperature),
         tools=tuple(state.cfg_tools),
+        max_tools=int(state.get("cfg_max_tools") or 0),
     )
 
 

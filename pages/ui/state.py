@@ -50,6 +50,8 @@ class ModelConfig:
     max_steps: int
     temperature: float
     tools: tuple[str, ...]
+    max_tools: int = 0
+    """Offer at most this many tools per step, the most relevant (0: all of them)."""
 
     @property
     def configured(self) -> bool:
@@ -62,7 +64,7 @@ class ModelConfig:
 
     def agent_settings(self) -> AgentSettings:
         """Agent settings from the sidebar."""
-        return AgentSettings(max_steps=self.max_steps, temperature=self.temperature)
+        return AgentSettings(max_steps=self.max_steps, temperature=self.temperature, max_tools=self.max_tools or None)
 
     def selected_tools(self) -> list[Tool]:
         """The enabled tools, in the registry's order."""

@@ -212,3 +212,12 @@ def test_settings_keep_their_values_across_a_language_switch() -> None:
     assert not at.exception
     assert at.radio(key="cfg_protocol.zh").value == "tools"
     assert at.session_state["cfg_protocol"] == "tools"
+
+
+def test_with_tool_retrieval_the_trace_shows_which_tools_were_offered(fake_llm: FakeOpenAIServer) -> None:
+    at = open_app()
+    at.number_input(key="cfg_max_tools").set_value(2).run()
+    ask(at, "What is 6 * 7?")
+    page = texts(at)
+    assert "The result is 42." in page
+    assert "Tools offered: calculator, " in page
