@@ -18,7 +18,10 @@ import tracemalloc
 
 from agent_core import Agent
 from agent_core.testing import Reply, ScriptedModel
-from agent_core.tools import calculator
+from agent_core.tools import Tool, calculator
+
+THREADED_CALCULATOR = Tool(calculator.fn, name="calculator")
+"""The same calculator without ``inline``: each call hops to a worker thread, as user and web tools do."""
 
 REACT_STEP = 'Thought: add one more\nAction: calculator\nAction Input: {"expression": "40 + 2"}'
 REACT_DONE = "Thought: done\nFinal Answer: 42"
@@ -32,10 +35,10 @@ def script(protocol: str, steps: int) -> list[str | Reply]:
     return [call] * (steps - 1) + ["42"]
 
 
-def run_once(protocol: str, steps: int) -> tuple[float, int]:
+def run_once(protocol: str, steps: int, tool: Tool = calculator) -> tuple[float, int]:
     """Seconds for a run of ``steps`` steps (events consumed and dropped) and the number of events."""
     model = ScriptedModel(script(protocol, steps), keep_requests=1)
-    agent = Agent(model, [calculator], protocol=protocol, max_steps=steps, time_limit=None)
+    agent = Agent(model, [tool], protocol=protocol, max_steps=steps, time_limit=None)
     count = 0
     gc.collect()
     started = time.perf_counter()
@@ -75,6 +78,12 @@ def main() -> None:
         elapsed, events = run_once(protocol, args.steps)
         per_step = elapsed / args.steps * 1e6
         results[protocol] = per_step
+        print(f"{protocol:<10}{args.steps:>8,}{events:>9,}{elapsed:>10.2f}{per_step:>10.1f}{per_step / 200:>10.2f}×")
+    print("with the tool in a worker thread (as user, web and plugin tools run):")
+    for protocol in ("react", "tools"):
+        elapsed, events = run_once(protocol, args.steps, THREADED_CALCULATOR)
+        per_step = elapsed / args.steps * 1e6
+        results[f"{protocol}_threaded"] = per_step
         print(f"{protocol:<10}{args.steps:>8,}{events:>9,}{elapsed:>10.2f}{per_step:>10.1f}{per_step / 200:>10.2f}×")
     print()
     print(f"{'protocol':<10}{'peak KiB @100':>15}{'@1,000':>9}{'@5,000':>9}{'1,000/100':>11}{'5,000/1,000':>13}")

@@ -46,6 +46,7 @@ class Tool:
         description: str | None = None,
         needs_approval: bool = False,
         timeout: float | None = None,
+        inline: bool = False,
     ) -> None:
         self.fn = fn
         self.name = name or fn.__name__
@@ -59,6 +60,11 @@ class Tool:
         self.is_async = inspect.iscoroutinefunction(fn)
         self.needs_approval = needs_approval
         self.timeout = timeout
+        self.inline = inline and not self.is_async
+        """Run on the loop's own thread: only for fast, pure functions whose work is bounded (no I/O).
+
+        Other tools run in a worker thread so that their timeout can abandon them.
+        """
         self.parameters = _clean_schema(self.args_model.model_json_schema())
 
     def __repr__(self) -> str:
@@ -115,11 +121,12 @@ def tool(
     name: str | None = None,
     needs_approval: bool = False,
     timeout: float | None = None,
+    inline: bool = False,
 ) -> Any:
     """Turn a typed, documented function into a Tool: ``@tool`` or ``@tool(name=..., timeout=...)``."""
 
     def wrap(f: Callable[..., Any]) -> Tool:
-        return Tool(f, name=name, needs_approval=needs_approval, timeout=timeout)
+        return Tool(f, name=name, needs_approval=needs_approval, timeout=timeout, inline=inline)
 
     return wrap(fn) if fn is not None else wrap
 

@@ -55,7 +55,7 @@ _CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau}
 _SYMBOLS = str.maketrans({"×": "*", "÷": "/", "−": "-", "^": "**", "（": "(", "）": ")", "，": ","})
 
 
-@tool
+@tool(inline=True)  # bounded, pure work: no worker thread needed
 def calculator(expression: str) -> str:
     """Evaluate an arithmetic expression exactly and safely.
 

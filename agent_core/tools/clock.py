@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from agent_core.tools.base import ToolError, ToolOutput, tool
 
 
-@tool
+@tool(inline=True)  # bounded, pure work: no worker thread needed
 def get_current_time(timezone: str | None = None) -> ToolOutput:
     """Get the current date, time and weekday, optionally in a given time zone.
 

@@ -10,7 +10,7 @@ from agent_core.tools.base import ToolError, ToolOutput, tool
 Operation = Literal["add", "subtract", "difference", "weekday"]
 
 
-@tool
+@tool(inline=True)  # bounded, pure work: no worker thread needed
 def date_calculator(
     operation: Operation,
     date: str,

@@ -62,7 +62,12 @@ class ToolRunner:
         started: list[tuple[Tool, _Box] | CallResult] = []
         for call in calls:
             prepared = self._prepare(call)
-            started.append(prepared if isinstance(prepared, CallResult) else (prepared[0], _WORKERS.submit(*prepared)))
+            if isinstance(prepared, CallResult):
+                started.append(prepared)
+            elif prepared[0].inline:
+                started.append(self._inline(*prepared))
+            else:
+                started.append((prepared[0], _WORKERS.submit(*prepared)))
         for item in started:
             yield item if isinstance(item, CallResult) else self._collect(item[0], item[1], cancel, deadline)
 
@@ -108,6 +113,15 @@ class ToolRunner:
             return self._failure(tool, exc, duration)
         assert output is not None
         return self._success(output, duration)
+
+    def _inline(self, tool: Tool, kwargs: dict[str, Any]) -> CallResult:
+        """Run a fast, pure tool right here (no thread hop)."""
+        begin = time.perf_counter()
+        try:
+            output = tool.call_validated(kwargs)
+        except Exception as exc:
+            return self._failure(tool, exc, (time.perf_counter() - begin) * 1000)
+        return self._success(output, (time.perf_counter() - begin) * 1000)
 
     def _success(self, output: ToolOutput, duration: float) -> CallResult:
         text, truncated = truncate(output.content, self.max_output_chars)
