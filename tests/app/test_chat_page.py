@@ -221,3 +221,20 @@ def test_with_tool_retrieval_the_trace_shows_which_tools_were_offered(fake_llm: 
     page = texts(at)
     assert "The result is 42." in page
     assert "Tools offered: calculator, " in page
+
+
+def test_test_connection_reports_the_endpoint_and_its_models(fake_llm: FakeOpenAIServer) -> None:
+    at = open_app()
+    at.button(key="cfg_test").click().run()
+    assert [s.value for s in at.success] == [f"Connected to {fake_llm.base_url}: 2 models available."]
+    at.text_input(key="cfg_model").set_value("gpt-9").run()
+    at.button(key="cfg_test").click().run()
+    assert [w.value for w in at.warning] == [f"Connected, but {fake_llm.base_url} does not list the model 'gpt-9'."]
+
+
+def test_test_connection_to_a_dead_endpoint_is_a_plain_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    at = open_app()
+    at.button(key="cfg_test").click().run()
+    assert at.error[0].value.startswith("Connection failed: Cannot connect to http://127.0.0.1:9/v1")
+    assert not at.exception
