@@ -9,11 +9,12 @@ import streamlit as st
 from agent_core.approvals import approval_key
 from agent_core.metrics import run_metrics
 from agent_core.models import ModelError
-from agent_core.store import SessionFileError, SessionNotFound, export_filename, export_session, import_session
+from agent_core.store import SessionNotFound
 from agent_core.transcript import TurnView
 from pages.ui import render
 from pages.ui.i18n import t
 from pages.ui.runs import decide, resume_interrupted, start_question, stop, watch
+from pages.ui.session_controls import session_controls
 from pages.ui.session_view import prices, session_view, with_live
 from pages.ui.sidebar import frame
 from pages.ui.state import current_session_id, get_store, live_runs, open_session
@@ -44,43 +45,7 @@ def select(run_id: str) -> None:
     st.session_state["selected_run"] = run_id
 
 
-# ── Sidebar: session controls ────────────────────────────────────────────────────────────────────
-with st.sidebar:
-    st.subheader(t("session.header"))
-    if st.button(t("session.new"), icon=":material/add:", use_container_width=True, disabled=live is not None):
-        open_session(None)
-        st.rerun()
-    if view.info is not None:
-        st.caption(view.info.title)
-        with st.popover(t("session.save"), icon=":material/bookmark_add:", use_container_width=True):
-            name = st.text_input(t("session.snapshot_name"), key="snapshot_name", max_chars=100)
-            if st.button(t("session.save"), key="snapshot_save", type="primary"):
-                snapshot = store.save_snapshot(view.info.id, name.strip() or None)
-                st.toast(t("session.saved", name=snapshot.name))
-        st.download_button(
-            t("session.download"),
-            icon=":material/download:",
-            data=lambda: export_session(store, view.info.id),  # type: ignore[union-attr]
-            file_name=export_filename(view.info),
-            mime="application/json",
-            use_container_width=True,
-            on_click="ignore",
-        )
-    upload_key = f"upload_{st.session_state.get('upload_round', 0)}"
-    uploaded = st.file_uploader(t("session.upload"), type=["json"], key=upload_key)
-    if uploaded is not None:
-        try:
-            imported = import_session(store, uploaded.getvalue())
-        except SessionFileError as exc:
-            st.error(t("session.upload_failed", error=str(exc)))
-        else:
-            st.session_state["upload_round"] = st.session_state.get("upload_round", 0) + 1
-            st.session_state["flash"] = t("session.uploaded", title=imported.title)
-            open_session(imported.id)
-            st.rerun()
-    if view.metrics is not None:
-        st.caption(f":material/speed: {t('session.metrics')}: {render.metrics_line(view.metrics)}")
-        st.caption(f":material/build: {render.tool_summary(view.metrics.tools)}")
+session_controls(store, view, busy=live is not None)
 
 if flash := st.session_state.pop("flash", None):
     st.success(flash)

@@ -1,0 +1,52 @@
+"""The sidebar's session controls: new chat, save a snapshot, download, upload, and the session's totals."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from agent_core.store import SessionFileError, SessionStore, export_filename, export_session, import_session
+from pages.ui import render
+from pages.ui.i18n import t
+from pages.ui.session_view import SessionView
+from pages.ui.state import open_session
+
+
+def session_controls(store: SessionStore, view: SessionView, *, busy: bool) -> None:
+    """Draw the controls in the sidebar; ``busy`` (a run in progress) disables starting a new chat."""
+    with st.sidebar:
+        st.subheader(t("session.header"))
+        if st.button(t("session.new"), icon=":material/add:", use_container_width=True, disabled=busy):
+            open_session(None)
+            st.rerun()
+        if view.info is not None:
+            session_id = view.info.id
+            st.caption(view.info.title)
+            with st.popover(t("session.save"), icon=":material/bookmark_add:", use_container_width=True):
+                name = st.text_input(t("session.snapshot_name"), key="snapshot_name", max_chars=100)
+                if st.button(t("session.save"), key="snapshot_save", type="primary"):
+                    snapshot = store.save_snapshot(session_id, name.strip() or None)
+                    st.toast(t("session.saved", name=snapshot.name))
+            st.download_button(
+                t("session.download"),
+                icon=":material/download:",
+                data=lambda: export_session(store, session_id),
+                file_name=export_filename(view.info),
+                mime="application/json",
+                use_container_width=True,
+                on_click="ignore",
+            )
+        upload_key = f"upload_{st.session_state.get('upload_round', 0)}"
+        uploaded = st.file_uploader(t("session.upload"), type=["json"], key=upload_key)
+        if uploaded is not None:
+            try:
+                imported = import_session(store, uploaded.getvalue())
+            except SessionFileError as exc:
+                st.error(t("session.upload_failed", error=str(exc)))
+            else:
+                st.session_state["upload_round"] = st.session_state.get("upload_round", 0) + 1
+                st.session_state["flash"] = t("session.uploaded", title=imported.title)
+                open_session(imported.id)
+                st.rerun()
+        if view.metrics is not None:
+            st.caption(f":material/speed: {t('session.metrics')}: {render.metrics_line(view.metrics)}")
+            st.caption(f":material/build: {render.tool_summary(view.metrics.tools)}")
