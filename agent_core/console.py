@@ -18,6 +18,7 @@ from agent_core.events import (
     ToolFinished,
     ToolStarted,
 )
+from agent_core.formatting import plural
 
 
 class TracePrinter:
@@ -79,7 +80,7 @@ class TracePrinter:
         usage = event.usage
         mark = "✓" if event.status == "completed" else "✗"
         text = (
-            f"{mark} {event.status} · {_count(event.steps, 'step')} · {_count(event.tool_calls, 'tool call')} · "
+            f"{mark} {event.status} · {plural(event.steps, 'step')} · {plural(event.tool_calls, 'tool call')} · "
             f"{usage.total_tokens:,} tokens{' (est.)' if usage.estimated else ''} · {event.duration_ms / 1000:.2f} s"
         )
         if event.error:
@@ -103,7 +104,3 @@ class TracePrinter:
 
     def _red(self, text: str) -> str:
         return f"\033[31m{text}\033[0m" if self.color else text
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

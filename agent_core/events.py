@@ -306,13 +306,19 @@ def plain(value: Any) -> Any:
     return value
 
 
+def full_messages(event: ModelFinished, previous: dict[str, tuple[dict[str, Any], ...]]) -> tuple[dict[str, Any], ...]:
+    """The complete request of ``event``, given each run's previous request in ``previous`` (updated here)."""
+    full = previous.get(event.run_id, ())[: event.messages_kept] + event.messages
+    previous[event.run_id] = full
+    return full
+
+
 def with_full_messages(events: Iterable[Event]) -> Iterator[Event]:
     """The same events, each ModelFinished carrying the complete request it sent (``messages_kept`` = 0)."""
     previous: dict[str, tuple[dict[str, Any], ...]] = {}
     for event in events:
         if isinstance(event, ModelFinished):
-            full = previous.get(event.run_id, ())[: event.messages_kept] + event.messages
-            previous[event.run_id] = full
+            full = full_messages(event, previous)
             if event.messages_kept:
                 event = dataclasses.replace(event, messages=full, messages_kept=0)
         yield event

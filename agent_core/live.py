@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 
 from agent_core.approvals import Approvals
-from agent_core.events import Event, RunFinished
+from agent_core.events import Event
 from agent_core.guards import CancelToken
 
 
@@ -54,12 +54,6 @@ class LiveRun:
     def done(self) -> bool:
         """True once the run's iterator is exhausted (or failed)."""
         return self._done
-
-    @property
-    def finished(self) -> RunFinished | None:
-        """The RunFinished event, once it arrived."""
-        last = self.events[-1] if self.events else None
-        return last if isinstance(last, RunFinished) else None
 
     def cancel(self) -> None:
         """Ask the run to stop; it ends with status ``cancelled`` shortly after."""

@@ -25,6 +25,7 @@ from agent_core.events import (
     ToolFinished,
     ToolStarted,
     Usage,
+    full_messages,
 )
 
 
@@ -184,9 +185,7 @@ class Transcript:
             else:
                 step.streamed += event.text
         elif isinstance(event, ModelFinished):
-            messages = self._requests.get(event.run_id, ())[: event.messages_kept] + event.messages
-            self._requests[event.run_id] = messages
-            _finish_model(turn.step(event.step), event, messages)
+            _finish_model(turn.step(event.step), event, full_messages(event, self._requests))
         elif isinstance(event, ApprovalRequested):
             _action(turn.step(event.step), event.call_id, event.tool, event.arguments).approval = "pending"
         elif isinstance(event, ApprovalDecided):

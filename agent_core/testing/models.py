@@ -101,7 +101,7 @@ class _FakeModel:
             raise ModelError("cancelled", "cancelled while waiting for the model")
         if reply.error is not None:
             raise reply.error
-        text = _apply_stop(reply.text, request.stop) if self.honor_stop else reply.text
+        text = apply_stop(reply.text, request.stop) if self.honor_stop else reply.text
         first: float | None = None
         if reply.reasoning:
             first = (time.perf_counter() - started) * 1000
@@ -175,9 +175,11 @@ class FunctionModel(_FakeModel):
         return as_reply(self.fn(request.messages, request))
 
 
-def _apply_stop(text: str, stop: list[str] | None) -> str:
+def apply_stop(text: str, stop: str | list[str] | None) -> str:
+    """``text`` cut before the first stop sequence, as an OpenAI-compatible server does."""
+    markers = [stop] if isinstance(stop, str) else list(stop or [])
     cut = len(text)
-    for marker in stop or ():
+    for marker in markers:
         index = text.find(marker)
         if index != -1:
             cut = min(cut, index)

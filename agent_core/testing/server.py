@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from agent_core.testing.models import Reply, ReplyLike, as_reply, split_chunks
+from agent_core.testing.models import Reply, ReplyLike, apply_stop, as_reply, split_chunks
 from agent_core.tokens import estimate_messages, estimate_tokens
 
 Responder = Callable[[dict[str, Any]], ReplyLike]
@@ -136,7 +136,7 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if reply.status is not None:
                 self._error(reply.status, reply.text or f"injected error {reply.status}")
                 return
-            text = _cut_at_stop(reply.text, body.get("stop")) if server.honor_stop else reply.text
+            text = apply_stop(reply.text, body.get("stop")) if server.honor_stop else reply.text
             if body.get("stream"):
                 self._stream(body, reply, text)
             else:
@@ -185,16 +185,6 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return  # the client went away (cancelled or timed out)
 
     return Handler
-
-
-def _cut_at_stop(text: str, stop: Any) -> str:
-    markers = [stop] if isinstance(stop, str) else list(stop or [])
-    cut = len(text)
-    for marker in markers:
-        index = text.find(marker)
-        if index != -1:
-            cut = min(cut, index)
-    return text[:cut]
 
 
 def _usage(body: dict[str, Any], reply: Reply, text: str) -> dict[str, int]:

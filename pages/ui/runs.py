@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 import streamlit as st
 
-from agent_core.agent import new_run_id
+from agent_core.agent import Agent, new_run_id
 from agent_core.approvals import approval_key
 from agent_core.events import ApprovalRequested, Event
 from agent_core.guards import CancelToken
@@ -35,9 +35,9 @@ def run_tools(store: SessionStore, session_id: str, config: ModelConfig) -> list
         return config.selected_tools()
 
 
-def start_question(store: SessionStore, session_id: str, config: ModelConfig, question: str) -> LiveRun:
-    """Run ``question`` in the session with the sidebar's configuration."""
-    agent = agent_for_session(
+def session_agent(store: SessionStore, session_id: str, config: ModelConfig) -> Agent:
+    """An agent with the sidebar's configuration and the session's memory."""
+    return agent_for_session(
         store,
         session_id,
         config.chat_model(),
@@ -45,6 +45,11 @@ def start_question(store: SessionStore, session_id: str, config: ModelConfig, qu
         protocol=config.protocol,
         settings=config.agent_settings(),
     )
+
+
+def start_question(store: SessionStore, session_id: str, config: ModelConfig, question: str) -> LiveRun:
+    """Run ``question`` in the session with the sidebar's configuration."""
+    agent = session_agent(store, session_id, config)
     store.update_config(session_id, config_from_agent(agent))
     run_id = new_run_id()
 
@@ -56,14 +61,7 @@ def start_question(store: SessionStore, session_id: str, config: ModelConfig, qu
 
 def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig, run_id: str) -> LiveRun:
     """Continue the session's interrupted run after its last complete step."""
-    agent = agent_for_session(
-        store,
-        session_id,
-        config.chat_model(),
-        run_tools(store, session_id, config),
-        protocol=config.protocol,
-        settings=config.agent_settings(),
-    )
+    agent = session_agent(store, session_id, config)
     _, run_events = split_at_run(store.events(session_id), run_id)
 
     def make(cancel: CancelToken) -> Iterator[Event]:

@@ -40,7 +40,7 @@ def _keep_a_language() -> None:
 
 
 def model_settings() -> ModelConfig:
-    """Provider, endpoint, model, key, protocol and guards; stored as ``st.session_state.model_config``."""
+    """Provider, endpoint, model, key, protocol and guards, as a ModelConfig."""
     _defaults()
     with st.sidebar.expander(f"{t('model.header')} · {st.session_state.cfg_model}", icon=":material/tune:"):
         st.selectbox(
@@ -80,7 +80,6 @@ def model_settings() -> ModelConfig:
         st.multiselect(t("agent.tools"), list(available_tools()), key="cfg_tools")
         st.number_input(t("agent.max_tools"), 0, 50, key="cfg_max_tools", help=t("agent.max_tools_help"))
     config = _config(env_key)
-    st.session_state["model_config"] = config
     return config
 
 

@@ -72,14 +72,6 @@ class ModelConfig:
         return [tools[name] for name in tools if name in self.tools]
 
 
-def model_config() -> ModelConfig:
-    """The configuration set in the sidebar (see ``sidebar.model_settings``)."""
-    config = st.session_state.get("model_config")
-    if isinstance(config, ModelConfig):
-        return config
-    return ModelConfig("openai", None, "gpt-4o-mini", None, "react", 10, 0.0, tuple(available_tools()))
-
-
 def secret_key() -> str | None:
     """OPENAI_API_KEY from the environment or from .streamlit/secrets.toml."""
     if os.environ.get("OPENAI_API_KEY"):

@@ -35,10 +35,7 @@ def translated_selectbox(
 
     The labels are made here, in the script run, so whoever formats an option later gets the same text.
     """
-    labels = {option: format_func(option) for option in options}
-    remembered = st.session_state.get(key)
-    if st.session_state.get(widget_key(key)) not in labels:
-        st.session_state[widget_key(key)] = remembered if remembered in labels else default
+    labels = _labels(options, key, default, format_func)
     chosen: T = st.selectbox(label, list(labels), key=widget_key(key), format_func=labels.__getitem__)
     st.session_state[key] = chosen
     return chosen
@@ -48,12 +45,18 @@ def translated_radio(
     label: str, options: Sequence[T], *, key: str, default: T, format_func: Callable[[T], str], horizontal: bool = False
 ) -> T:
     """``st.radio`` with translated labels whose choice (``key``) survives a language switch."""
-    labels = {option: format_func(option) for option in options}
-    remembered = st.session_state.get(key)
-    if st.session_state.get(widget_key(key)) not in labels:
-        st.session_state[widget_key(key)] = remembered if remembered in labels else default
+    labels = _labels(options, key, default, format_func)
     chosen: T = st.radio(
         label, list(labels), key=widget_key(key), format_func=labels.__getitem__, horizontal=horizontal
     )
     st.session_state[key] = chosen
     return chosen
+
+
+def _labels(options: Sequence[T], key: str, default: T, format_func: Callable[[T], str]) -> dict[T, str]:
+    """Option → label in the UI language; the widget of this language starts on the remembered choice."""
+    labels = {option: format_func(option) for option in options}
+    remembered = st.session_state.get(key)
+    if st.session_state.get(widget_key(key)) not in labels:
+        st.session_state[widget_key(key)] = remembered if remembered in labels else default
+    return labels
