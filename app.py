@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from pages.ui.i18n import t
+from sparrow_ui.i18n import t
 
 st.set_page_config(page_title="Sparrow", page_icon="🐦", layout="wide")
 page = st.navigation(

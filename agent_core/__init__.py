@@ -1,6 +1,7 @@
 """Sparrow's engine: a transparent ReAct agent that emits typed events. No Streamlit in here."""
 
 from agent_core.agent import Agent, AgentSettings
+from agent_core.context import ConversationMemory
 from agent_core.events import (
     Event,
     FinalAnswer,
@@ -16,8 +17,7 @@ from agent_core.events import (
     event_from_dict,
     final_answer,
 )
-from agent_core.guards import CancelToken
-from agent_core.memory import ConversationMemory
+from agent_core.limits import CancelToken
 from agent_core.models import ChatModel, ModelError, OpenAIChatModel
 from agent_core.tools import Tool, ToolError, ToolOutput, builtin_tools, tool
 

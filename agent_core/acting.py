@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent_core.approvals import approval_key
 from agent_core.events import ApprovalDecided, ApprovalRequested, Event, OutputFlagged, ToolFinished, ToolStarted
-from agent_core.guardrails import check_value
-from agent_core.guards import CancelToken, Deadline, RunStopped
+from agent_core.limits import CancelToken, Deadline, RunStopped
+from agent_core.output_check import check_value
 from agent_core.tools.runner import CallRequest, CallResult, ToolRunner
 
 if TYPE_CHECKING:

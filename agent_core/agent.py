@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_core.approvals import Approvals
+from agent_core.context import ConversationMemory, rebuild_scratchpad
 from agent_core.events import Event, RunStarted
-from agent_core.guardrails import OutputCheck, default_check
-from agent_core.guards import CancelToken
-from agent_core.memory import ConversationMemory, rebuild_scratchpad
+from agent_core.limits import CancelToken
 from agent_core.models.base import ChatModel
+from agent_core.output_check import OutputCheck, default_check
 from agent_core.protocols import AgentProtocol, get_protocol
 from agent_core.tools import Tool, ToolSet, builtin_tools
 

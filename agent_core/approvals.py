@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from agent_core.guards import CancelToken
+from agent_core.limits import CancelToken
 
 _POLL_S = 0.1
 

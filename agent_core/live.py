@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from agent_core.approvals import Approvals
 from agent_core.events import Event
-from agent_core.guards import CancelToken
+from agent_core.limits import CancelToken
 
 
 class LiveRun:

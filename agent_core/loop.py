@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_core.acting import Acting
+from agent_core.context import Scratchpad, Turn, record_for
 from agent_core.events import (
     Event,
     FinalAnswer,
@@ -22,8 +23,7 @@ from agent_core.events import (
     Usage,
     plain,
 )
-from agent_core.guards import CancelToken, Deadline, RunStopped
-from agent_core.memory import Scratchpad, Turn, record_for
+from agent_core.limits import CancelToken, Deadline, RunStopped
 from agent_core.models.base import Completion, Message, ModelRequest
 from agent_core.models.errors import ModelError
 from agent_core.protocols.base import Decision

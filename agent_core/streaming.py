@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent_core.events import ModelDelta
-from agent_core.guards import CancelToken, RunStopped
+from agent_core.limits import CancelToken, RunStopped
 from agent_core.models.base import ChatModel, Completion, ModelRequest
 from agent_core.models.errors import ModelError
 from agent_core.protocols.base import AgentProtocol

@@ -11,13 +11,13 @@ from agent_core.metrics import run_metrics
 from agent_core.models import ModelError
 from agent_core.store import SessionNotFound
 from agent_core.transcript import TurnView
-from pages.ui import render
-from pages.ui.i18n import t
-from pages.ui.runs import decide, resume_interrupted, start_question, stop, watch
-from pages.ui.session_controls import session_controls
-from pages.ui.session_view import prices, session_view, with_live
-from pages.ui.sidebar import frame
-from pages.ui.state import current_session_id, get_store, live_runs, open_session
+from sparrow_ui import render
+from sparrow_ui.i18n import t
+from sparrow_ui.runs import decide, resume_interrupted, start_question, stop, watch
+from sparrow_ui.session_controls import session_controls
+from sparrow_ui.session_view import prices, session_view, with_live
+from sparrow_ui.sidebar import frame
+from sparrow_ui.state import current_session_id, get_store, live_runs, open_session
 
 PAGE_TURNS = 20
 """Turns drawn at first; older ones appear on request, so long sessions stay fast."""

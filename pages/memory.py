@@ -9,11 +9,11 @@ import re
 
 import streamlit as st
 
-from agent_core.memory_guard import MAX_CHARS, MemoryRefused, find_instructions
-from agent_core.store.memories import DEFAULT_SCOPE, MemoryNotFound, MemoryRecord, MemoryStore, default_scope
-from pages.ui.i18n import t
-from pages.ui.sidebar import frame
-from pages.ui.state import get_store, open_session
+from agent_core.longterm.guard import MAX_CHARS, MemoryRefused, find_instructions
+from agent_core.longterm.store import DEFAULT_SCOPE, MemoryNotFound, MemoryRecord, MemoryStore, default_scope
+from sparrow_ui.i18n import t
+from sparrow_ui.sidebar import frame
+from sparrow_ui.state import get_store, open_session
 
 SHOWN = 200
 """Memories listed at most (newest first); search reaches the rest."""

@@ -8,9 +8,9 @@ import datetime as dt
 import streamlit as st
 
 from agent_core.store import SessionNotFound, SnapshotNotFound
-from pages.ui.i18n import t
-from pages.ui.sidebar import frame
-from pages.ui.state import get_store, live_runs, open_session
+from sparrow_ui.i18n import t
+from sparrow_ui.sidebar import frame
+from sparrow_ui.state import get_store, live_runs, open_session
 
 frame()
 store = get_store()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui.i18n import t
-from pages.ui.sidebar import frame
-from pages.ui.state import tools_catalog
+from sparrow_ui.i18n import t
+from sparrow_ui.sidebar import frame
+from sparrow_ui.state import tools_catalog
 
 config = frame()
 catalog = tools_catalog()

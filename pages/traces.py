@@ -6,11 +6,11 @@ import streamlit as st
 
 from agent_core.store import SessionNotFound
 from agent_core.timeline import build_timeline
-from pages.ui import charts, exports, inspector, overview, replay
-from pages.ui.i18n import t
-from pages.ui.session_view import prices, session_view
-from pages.ui.sidebar import frame
-from pages.ui.state import current_session_id, get_store, live_runs
+from sparrow_ui import charts, exports, inspector, overview, replay
+from sparrow_ui.i18n import t
+from sparrow_ui.session_view import prices, session_view
+from sparrow_ui.sidebar import frame
+from sparrow_ui.state import current_session_id, get_store, live_runs
 
 frame()
 store = get_store()

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from agent_core.events import Usage
-from agent_core.guards import CancelToken
+from agent_core.limits import CancelToken
 
 Message = dict[str, Any]
 """One chat message in OpenAI format (role, content, tool_calls, tool_call_id...)."""

@@ -12,7 +12,7 @@ from typing import Any
 import openai
 
 from agent_core.events import Usage
-from agent_core.guards import CancelToken
+from agent_core.limits import CancelToken
 from agent_core.models.base import Completion, ModelOutput, ModelRequest, TextChunk, ToolCall
 from agent_core.models.errors import ModelError
 

@@ -1,4 +1,4 @@
-"""Durable sessions: an append-only event log per session on SQLModel, snapshots, forks and session files.
+"""Durable sessions: an append-only event log per session on SQLModel, snapshots, forks, session files.
 
 Typical use (the app and the CLI do this)::
 
@@ -9,21 +9,9 @@ Typical use (the app and the CLI do this)::
     agent = agent_for_session(store, session.id, model)     # later: continue with its memory
     data = export_session(store, session.id)                # bytes of a .sparrow.json file
     copy = import_session(store, data)                       # a new session, validated, all or nothing
-    memories = MemoryStore(store.engine)                     # long-term memory in the same database
 """
 
-from agent_core.store.continuation import (
-    NothingToResume,
-    agent_for_session,
-    config_from_agent,
-    load_memory,
-    protocol_from_config,
-    resume_run,
-    run_in_session,
-    settings_from_config,
-)
 from agent_core.store.database import SCHEMA_VERSION, SchemaVersionError, create_db_engine, database_url
-from agent_core.store.memories import MemoryNotFound, MemoryRecord, MemoryStore
 from agent_core.store.recorder import record_events
 from agent_core.store.records import InterruptedRun, SessionConfig, SessionInfo, SnapshotInfo
 from agent_core.store.sessions import SessionNotFound, SessionStore, SnapshotNotFound
@@ -44,10 +32,6 @@ __all__ = [
     "SCHEMA_VERSION",
     "VERSION",
     "InterruptedRun",
-    "MemoryNotFound",
-    "MemoryRecord",
-    "MemoryStore",
-    "NothingToResume",
     "SchemaVersionError",
     "SessionConfig",
     "SessionFileError",
@@ -56,18 +40,11 @@ __all__ = [
     "SessionStore",
     "SnapshotInfo",
     "SnapshotNotFound",
-    "agent_for_session",
-    "config_from_agent",
     "create_db_engine",
     "database_url",
     "export_filename",
     "export_session",
     "import_session",
-    "load_memory",
-    "protocol_from_config",
     "record_events",
-    "resume_run",
-    "run_in_session",
-    "settings_from_config",
     "title_from_question",
 ]

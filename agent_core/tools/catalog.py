@@ -31,10 +31,10 @@ def tool_catalog(*, web: bool = True, memory: bool = True, plugins: bool = True)
     """Built-ins, web tools (configured from the environment), memory tools (unbound), plugins (SPARROW_TOOLS...).
 
     The memory tools (remember, recall) need a store and a session: bind them when starting a run with
-    ``agent_core.tools.memory_tools.bind_memory_tools``.
+    ``agent_core.longterm.tools.bind_memory_tools``.
     """
+    from agent_core.longterm.tools import make_memory_tools
     from agent_core.tools import builtin_tools
-    from agent_core.tools.memory_tools import make_memory_tools
     from agent_core.tools.web import web_tools
 
     tools = builtin_tools()

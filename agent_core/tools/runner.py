@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core.guards import CancelToken, Deadline
+from agent_core.limits import CancelToken, Deadline
 from agent_core.tools.base import Tool, ToolArgumentsError, ToolError, ToolOutput, ToolSet
 
 _POLL_S = 0.05

@@ -11,7 +11,8 @@ import pytest
 from sqlalchemy import text
 from streamlit.testing.v1 import AppTest
 
-from agent_core.store import MemoryStore, SessionStore
+from agent_core.longterm import MemoryStore
+from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer
 from tests.core.helpers import answer, react
 

@@ -21,16 +21,17 @@ from streamlit.testing.v1 import AppTest
 from agent_core.agent import Agent, AgentSettings
 from agent_core.events import Event, ModelDelta, ModelFinished, RunFinished, ToolFinished, with_full_messages
 from agent_core.pricing import prices_from_env
-from agent_core.store import SessionStore, resume_run, run_in_session
+from agent_core.sessions import resume_run, run_in_session
+from agent_core.store import SessionStore
 from agent_core.testing import ScriptedModel
 from agent_core.timeline import build_timeline
 from agent_core.tools import builtin_tools
 from agent_core.trace_export import read_jsonl
 from agent_core.transcript import Transcript
-from pages.ui import charts, exports, replay
-from pages.ui.i18n import STRINGS
-from pages.ui.state import live_runs
-from pages.ui.strings_traces import STRINGS as TRACES_STRINGS
+from sparrow_ui import charts, exports, replay
+from sparrow_ui.i18n import STRINGS
+from sparrow_ui.state import live_runs
+from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 from tests.core.helpers import answer, react
 
 QUESTION = "What is 17 * 23, and what weekday is 150 days after 2024-05-20?"
@@ -481,8 +482,8 @@ def _translated_picker() -> None:
     """A translated selectbox, a language switch and another widget to interact with (an AppTest script)."""
     import streamlit as st
 
-    from pages.ui.i18n import t
-    from pages.ui.widgets import translated_selectbox
+    from sparrow_ui.i18n import t
+    from sparrow_ui.widgets import translated_selectbox
 
     st.segmented_control("Language", ["en", "zh"], key="lang_choice")
     translated_selectbox("Turn", [1, 2], key="turn", default=2, format_func=lambda n: t("trace.turn", n=n))

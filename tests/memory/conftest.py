@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.store import MemoryStore, SessionStore
+from agent_core.longterm import MemoryStore
+from agent_core.store import SessionStore
 
 
 @pytest.fixture

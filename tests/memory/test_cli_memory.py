@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agent_core.cli import main
-from agent_core.store import MemoryStore
+from agent_core.longterm import MemoryStore
 from agent_core.testing import FakeOpenAIServer
 from tests.core.helpers import answer, react
 

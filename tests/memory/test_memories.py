@@ -10,9 +10,10 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.dialects import postgresql
 
-from agent_core.memory_guard import MemoryRefused
-from agent_core.store import SCHEMA_VERSION, MemoryNotFound, MemoryStore, SessionStore
-from agent_core.store import memories as memories_module
+from agent_core.longterm import MemoryNotFound, MemoryStore
+from agent_core.longterm import store as memories_module
+from agent_core.longterm.guard import MemoryRefused
+from agent_core.store import SCHEMA_VERSION, SessionStore
 from agent_core.store.memory_index import FTS_TABLE, query_terms, search_statement
 from agent_core.store.models import TABLES
 

@@ -27,7 +27,8 @@ from agent_core.events import (
     Usage,
 )
 from agent_core.models.base import Message, ModelRequest
-from agent_core.store import SessionStore, run_in_session
+from agent_core.sessions import run_in_session
+from agent_core.store import SessionStore
 from agent_core.testing import FunctionModel
 from tests.core.helpers import answer, react
 

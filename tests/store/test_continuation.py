@@ -6,17 +6,15 @@ import pytest
 
 from agent_core import AgentSettings, ConversationMemory
 from agent_core.events import RunFinished, ToolFinished
-from agent_core.store import (
+from agent_core.sessions import (
     NothingToResume,
-    SessionConfig,
-    SessionStore,
     agent_for_session,
     config_from_agent,
-    record_events,
     resume_run,
     run_in_session,
     settings_from_config,
 )
+from agent_core.store import SessionConfig, SessionStore, record_events
 from agent_core.testing import FunctionModel
 from tests.core.helpers import simplify
 from tests.store.helpers import arithmetic, arithmetic_agent, persisted, run

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_core.store import SessionFileError, SessionStore, config_from_agent, export_session, import_session
+from agent_core.sessions import config_from_agent
+from agent_core.store import SessionFileError, SessionStore, export_session, import_session
 from tests.store.helpers import arithmetic_agent, run, table_counts
 
 FUZZ = settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from agent_core.events import Event, ModelDelta, RunFinished, StepStarted
-from agent_core.store import SessionNotFound, SessionStore, config_from_agent, record_events
+from agent_core.sessions import config_from_agent
+from agent_core.store import SessionNotFound, SessionStore, record_events
 from tests.store.helpers import arithmetic_agent, every_event_type, persisted
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui.strings_memory import STRINGS as MEMORY_STRINGS
-from pages.ui.strings_traces import STRINGS as TRACES_STRINGS
+from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
+from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 
 LANGUAGES = {"en": "English", "zh": "简体中文"}
 

@@ -18,7 +18,7 @@ from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.metrics import RunMetrics, SessionMetrics, ToolStats
 from agent_core.pricing import PriceTable
 from agent_core.transcript import ActionView, StepView, TurnView
-from pages.ui.i18n import status_label, t
+from sparrow_ui.i18n import status_label, t
 
 _IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)]*)\)")
 _FINAL = re.compile(r"(?:final[ _]*answer|最终答案)[ \t*_]*[:：]", re.IGNORECASE)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.store import SessionFileError, SessionStore, export_filename, export_session, import_session
-from pages.ui import render
-from pages.ui.i18n import t
-from pages.ui.session_view import SessionView
-from pages.ui.state import open_session
+from sparrow_ui import render
+from sparrow_ui.i18n import t
+from sparrow_ui.session_view import SessionView
+from sparrow_ui.state import open_session
 
 
 def session_controls(store: SessionStore, view: SessionView, *, busy: bool) -> None:

@@ -13,7 +13,7 @@ A memory is a fact ("The user prefers metric units"), never an instruction to th
 Patterns are matched on a folded copy of the text (Unicode NFKC, case-folded, zero-width and bidi characters
 removed), so full-width letters (ｉｇｎｏｒｅ), full-width colons (系统：) and invisible characters inserted between
 letters do not slip through. The guard is one layer: recalled memories are also presented to the model as quoted
-data (see ``agent_core.tools.memory_tools``), so a text that evades these patterns still cannot become a rule.
+data (see ``agent_core.longterm.tools``), so a text that evades these patterns still cannot become a rule.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from agent_core.guardrails import OutputCheck, default_check
+from agent_core.output_check import OutputCheck, default_check
 
 MIN_CHARS = 3
 """Shortest memory accepted, in characters after normalisation."""

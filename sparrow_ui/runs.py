@@ -9,16 +9,16 @@ import streamlit as st
 from agent_core.agent import Agent, new_run_id
 from agent_core.approvals import approval_key
 from agent_core.events import ApprovalRequested, Event
-from agent_core.guards import CancelToken
+from agent_core.limits import CancelToken
 from agent_core.live import LiveRun
-from agent_core.memory_guard import MemoryRefused
-from agent_core.store import SessionStore, agent_for_session, config_from_agent, record_events, resume_run
-from agent_core.store.continuation import split_at_run
-from agent_core.store.memories import MemoryStore
+from agent_core.longterm.guard import MemoryRefused
+from agent_core.longterm.store import MemoryStore
+from agent_core.longterm.tools import bind_memory_tools
+from agent_core.sessions import agent_for_session, config_from_agent, resume_run, split_at_run
+from agent_core.store import SessionStore, record_events
 from agent_core.tools import Tool
-from agent_core.tools.memory_tools import bind_memory_tools
-from pages.ui.i18n import t
-from pages.ui.state import ModelConfig, live_runs
+from sparrow_ui.i18n import t
+from sparrow_ui.state import ModelConfig, live_runs
 
 WATCH_INTERVAL_S = 0.1
 

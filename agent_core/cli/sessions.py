@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from agent_core.cli import (
+from agent_core.cli.main import (
     EXIT_OK,
     EXIT_RUN_FAILED,
     EXIT_USAGE,
@@ -27,27 +27,23 @@ from agent_core.cli import (
     with_sigint,
 )
 from agent_core.events import Event, RunFinished, RunStarted
-from agent_core.guards import CancelToken
-from agent_core.memory_guard import MemoryRefused
+from agent_core.limits import CancelToken
+from agent_core.longterm.guard import MemoryRefused
+from agent_core.longterm.store import MemoryNotFound, MemoryStore
+from agent_core.longterm.tools import connect_memory
 from agent_core.pricing import PricingError, prices_from_env
+from agent_core.sessions import NothingToResume, config_from_agent, load_memory, resume_run, run_in_session
 from agent_core.store import (
     MAX_IMPORT_BYTES,
-    NothingToResume,
     SchemaVersionError,
     SessionFileError,
     SessionInfo,
     SessionNotFound,
     SessionStore,
     SnapshotNotFound,
-    config_from_agent,
     export_session,
     import_session,
-    load_memory,
-    resume_run,
-    run_in_session,
 )
-from agent_core.store.memories import MemoryNotFound, MemoryStore
-from agent_core.tools.memory_tools import connect_memory
 from agent_core.trace_export import (
     FORMATS,
     OtelExportError,

@@ -8,9 +8,9 @@ import streamlit as st
 
 from agent_core.models import DEFAULT_MODEL, ModelError
 from agent_core.providers import PROVIDERS, guess_provider, provider
-from pages.ui.i18n import LANGUAGES, t
-from pages.ui.state import ModelConfig, available_tools, secret_key
-from pages.ui.widgets import translated_radio
+from sparrow_ui.i18n import LANGUAGES, t
+from sparrow_ui.state import ModelConfig, available_tools, secret_key
+from sparrow_ui.widgets import translated_radio
 
 
 def frame() -> ModelConfig:

@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from agent_core.memory_guard import MemoryRefused, find_instructions
-from agent_core.store.memories import DEFAULT_SCOPE, MemoryRecord, MemoryStore, default_scope
+from agent_core.longterm.guard import MemoryRefused, find_instructions
+from agent_core.longterm.store import DEFAULT_SCOPE, MemoryRecord, MemoryStore, default_scope
 from agent_core.tools.base import Tool, ToolError, ToolOutput, ToolSet
 
 if TYPE_CHECKING:

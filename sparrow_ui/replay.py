@@ -28,8 +28,8 @@ from agent_core.events import Event, ModelDelta, ModelFinished, RunResumed, RunS
 from agent_core.metrics import RunMetrics, run_metrics
 from agent_core.pricing import PriceTable
 from agent_core.transcript import Transcript
-from pages.ui import render
-from pages.ui.i18n import t
+from sparrow_ui import render
+from sparrow_ui.i18n import t
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
 FRAME_PAUSE_S = 1.2

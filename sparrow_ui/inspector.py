@@ -19,9 +19,9 @@ from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.metrics import RunMetrics, StepMetrics
 from agent_core.pricing import PriceTable
 from agent_core.transcript import ActionView, StepView, TurnView
-from pages.ui import render
-from pages.ui.i18n import t
-from pages.ui.widgets import choose, translated_selectbox
+from sparrow_ui import render
+from sparrow_ui.i18n import t
+from sparrow_ui.widgets import choose, translated_selectbox
 
 LONG_TEXT = 1500
 """Texts longer than this get a scrolling box instead of their full height."""

@@ -7,7 +7,7 @@ Typical use (the remember/recall tools, the Memory page and ``python -m agent_co
     memories.search("which units does the user like?")   # best first, each with a score
     memories.list(), memories.delete(memory_id), memories.clear("default")
 
-Every write goes through the poisoning guard (``agent_core.memory_guard.check_memory``): instructions aimed at the
+Every write goes through the poisoning guard (``agent_core.longterm.guard.check_memory``): instructions aimed at the
 agent, secrets and texts of the wrong length are refused with ``MemoryRefused`` naming the rule; saving the same
 fact twice (ignoring case and spacing) returns the memory already saved. Each memory records the session it came
 from; deleting that session keeps the memory and its mark (``source_deleted`` then says so).
@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
-from agent_core.memory_guard import MemoryRefused, check_memory, fold
+from agent_core.longterm.guard import MemoryRefused, check_memory, fold
 from agent_core.store.database import create_db_engine, writer
 from agent_core.store.memory_index import has_fts, query_terms, search_statement
 from agent_core.store.models import MemoryRow, SessionRow

@@ -24,7 +24,7 @@ from agent_core.trace_export import (
     otlp_endpoint,
     send_otlp,
 )
-from pages.ui.i18n import t
+from sparrow_ui.i18n import t
 
 MIME_TYPES: dict[ExportFormat, str] = {
     "jsonl": "application/x-ndjson",

@@ -10,9 +10,9 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from agent_core.agent import Agent, AgentSettings
+from agent_core.context import ConversationMemory
 from agent_core.events import Event, RunStarted
-from agent_core.guards import CancelToken
-from agent_core.memory import ConversationMemory
+from agent_core.limits import CancelToken
 from agent_core.models.base import ChatModel
 from agent_core.protocols import PROTOCOLS
 from agent_core.store.recorder import record_events

@@ -8,9 +8,9 @@ import sys
 from collections.abc import Callable
 from datetime import datetime
 
-from agent_core.cli import EXIT_OK, EXIT_USAGE, CliError
-from agent_core.cli_sessions import open_store, store_errors, subcommand
-from agent_core.store.memories import MemoryRecord, MemoryStore, default_scope
+from agent_core.cli.main import EXIT_OK, EXIT_USAGE, CliError
+from agent_core.cli.sessions import open_store, store_errors, subcommand
+from agent_core.longterm.store import MemoryRecord, MemoryStore, default_scope
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

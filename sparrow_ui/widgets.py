@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from pages.ui.i18n import lang
+from sparrow_ui.i18n import lang
 
 T = TypeVar("T", bound=Hashable)
 

@@ -18,7 +18,7 @@ from agent_core.events import Event, RunResumed
 from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.metrics import RunMetrics
 from agent_core.timeline import Timeline, TimelineRow, TokenRow
-from pages.ui.i18n import t
+from sparrow_ui.i18n import t
 
 MODEL_COLOR = "#2563EB"
 TOOL_COLOR = "#059669"

@@ -12,9 +12,9 @@ from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.metrics import RunMetrics, SessionMetrics
 from agent_core.store import SessionInfo
 from agent_core.transcript import TurnView
-from pages.ui.i18n import status_label, t
-from pages.ui.session_view import SessionView
-from pages.ui.widgets import translated_selectbox
+from sparrow_ui.i18n import status_label, t
+from sparrow_ui.session_view import SessionView
+from sparrow_ui.widgets import translated_selectbox
 
 SESSION_KEY = "traces_session"
 RUN_KEY = "traces_run"
