@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from agent_core.events import Event, ModelFinished, RunFinished, RunStarted, ToolFinished
+from agent_core.formatting import clip
 from agent_core.models.base import ChatModel, Message, ModelRequest, complete
 from agent_core.protocols.base import AgentProtocol
 from agent_core.tokens import estimate_messages, estimate_tokens
@@ -36,7 +37,7 @@ def digest_summary(turns: Sequence[Turn], max_chars: int) -> str:
     used = 0
     for turn in reversed(turns):
         answer = turn.answer if turn.answer is not None else f"(no answer: {turn.status})"
-        line = f"- Q: {_clip(turn.question, 160)} → A: {_clip(answer, 240)}"
+        line = f"- Q: {clip(turn.question, 160, one_line=True)} → A: {clip(answer, 240, one_line=True)}"
         if used + len(line) > max_chars and lines:
             break
         lines.append(line)
@@ -193,8 +194,10 @@ class Scratchpad:
 def step_digest(step: int, calls: Sequence[tuple[str, str, str]], problem: str | None = None) -> str:
     """One line about a step: ``step 3: calculator({...}) → 42``."""
     if problem:
-        return f"step {step}: reply not understood ({_clip(problem, 120)})"
-    parts = [f"{name}({_clip(args, 80)}) → {_clip(output, 120)}" for name, args, output in calls]
+        return f"step {step}: reply not understood ({clip(problem, 120, one_line=True)})"
+    parts = [
+        f"{name}({clip(args, 80, one_line=True)}) → {clip(output, 120, one_line=True)}" for name, args, output in calls
+    ]
     return f"step {step}: " + "; ".join(parts)
 
 
@@ -242,8 +245,3 @@ def record_for(
     args = {c["id"]: c["arguments"] for c in finished.tool_calls}
     digest = step_digest(finished.step, [(r.tool, args.get(r.call_id, ""), r.output) for r in results])
     return StepRecord([assistant, *protocol.observation_messages(triples)], digest)
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -7,6 +7,7 @@ shown as missing and never as zero.
 from __future__ import annotations
 
 import math
+from datetime import datetime
 
 UNKNOWN = "—"
 """What an unknown figure looks like."""
@@ -91,3 +92,21 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     """``1 error``, ``2 errors``, ``3 tool calls`` (with thousands separators)."""
     word = noun if count == 1 else (plural_form or f"{noun}s")
     return f"{count:,} {word}"
+
+
+def clip(text: str, limit: int, *, one_line: bool = False) -> str:
+    """``text`` cut to at most ``limit`` characters with an ellipsis; ``one_line`` folds white space first."""
+    if one_line:
+        text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def format_timestamp(timestamp: float | None, *, with_time: bool = True) -> str:
+    """A local date (``2026-12-01``) or date and minute (``2026-12-01 09:30``); an em dash when unknown."""
+    if timestamp is None or not math.isfinite(timestamp):
+        return UNKNOWN
+    try:
+        moment = datetime.fromtimestamp(timestamp)
+    except (OverflowError, OSError, ValueError):
+        return UNKNOWN
+    return moment.strftime("%Y-%m-%d %H:%M" if with_time else "%Y-%m-%d")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 
 import streamlit as st
 
+from agent_core.formatting import format_timestamp
 from agent_core.store import SessionNotFound, SnapshotNotFound
 from sparrow_ui.i18n import t
 from sparrow_ui.sidebar import frame
@@ -20,11 +20,6 @@ if not sessions:
     st.info(t("session.none"))
 
 
-def when(timestamp: float) -> str:
-    """A local date and time."""
-    return dt.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
-
-
 def go_to_chat(session_id: str) -> None:
     """Open ``session_id`` on the Chat page."""
     open_session(session_id)
@@ -36,7 +31,7 @@ for info in sessions:
         top, actions = st.columns([4, 3])
         top.markdown(f"**{info.title}**")
         model = info.config.model or "—"
-        top.caption(f"{when(info.updated_at)} · {model} · {info.config.protocol} · `{info.id}`")
+        top.caption(f"{format_timestamp(info.updated_at)} · {model} · {info.config.protocol} · `{info.id}`")
         left, middle, right = actions.columns(3)
         if left.button(t("session.open"), key=f"open_{info.id}", type="primary"):
             go_to_chat(info.id)
@@ -56,7 +51,7 @@ for info in sessions:
             with st.expander(f"{t('session.snapshots')} ({len(snapshots)})", icon=":material/photo_camera:"):
                 for snapshot in snapshots:
                     name, fork = st.columns([4, 2])
-                    name.markdown(f"**{snapshot.name}** · {when(snapshot.created_at)}")
+                    name.markdown(f"**{snapshot.name}** · {format_timestamp(snapshot.created_at)}")
                     if fork.button(t("session.fork"), key=f"fork_{snapshot.id}"):
                         try:
                             forked = store.fork_snapshot(snapshot.id)

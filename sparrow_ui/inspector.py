@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from agent_core.events import Event, ModelFinished, with_full_messages
-from agent_core.formatting import format_cost, format_duration, format_tokens
+from agent_core.formatting import clip, format_cost, format_duration, format_tokens
 from agent_core.metrics import RunMetrics, StepMetrics
 from agent_core.pricing import PriceTable
 from agent_core.transcript import ActionView, StepView, TurnView
@@ -72,7 +72,7 @@ def step_rows(metrics: RunMetrics, turn: TurnView) -> list[dict[str, Any]]:
             {
                 "step": m.step,
                 "action": ", ".join(m.tools) or (t("trace.answer") if answered else ""),
-                "thought": _clip(view.thought if view else "", 120),
+                "thought": clip(view.thought if view else "", 120, one_line=True),
                 "prompt": m.usage.prompt_tokens,
                 "completion": m.usage.completion_tokens,
                 "estimated": m.usage.estimated,
@@ -307,8 +307,3 @@ def _json(value: Any) -> str:
 
 def _height(length: int) -> int | str:
     return 320 if length > LONG_TEXT else "content"
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
 
-from agent_core.formatting import format_cost, format_duration, format_tokens
+from agent_core.formatting import clip, format_cost, format_duration, format_timestamp, format_tokens
 from agent_core.metrics import RunMetrics, SessionMetrics
 from agent_core.store import SessionInfo
 from agent_core.transcript import TurnView
@@ -22,11 +21,6 @@ COST_FORMAT = "$%.5f"
 """USD with enough digits for a single cheap call; an unknown price is left blank."""
 
 
-def when(timestamp: float | None) -> str:
-    """A local date and time, or an em dash."""
-    return dt.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M") if timestamp else "—"
-
-
 def _follow_pick() -> None:
     """Put the picked session in the URL (a refresh or a shared link reopens it) and make it the tab's session."""
     st.query_params["session"] = st.session_state["session_id"] = st.session_state[SESSION_KEY]
@@ -35,7 +29,9 @@ def _follow_pick() -> None:
 def pick_session(sessions: Sequence[SessionInfo], url_session: str | None) -> str:
     """A selectbox of the sessions; the one in the URL first, else the most recently updated."""
     ids = [s.id for s in sessions]
-    titles = {s.id: f"{s.title} · {when(s.updated_at)} · {s.id[-6:]}" for s in sessions}  # labels must be unique
+    titles = {
+        s.id: f"{s.title} · {format_timestamp(s.updated_at)} · {s.id[-6:]}" for s in sessions
+    }  # labels must be unique
     if url_session in ids:
         st.session_state[SESSION_KEY] = url_session
     elif st.session_state.get(SESSION_KEY) not in ids:
@@ -76,7 +72,9 @@ def pick_run(turns: Sequence[TurnView], live_run_id: str | None) -> TurnView:
     def label(run_id: str) -> str:
         """``Turn 2 · question · status``."""
         number, turn = by_id[run_id]
-        return f"{t('trace.turn', n=number)} · {_clip(turn.question, 70)} · {run_status(turn, live_run_id)}"
+        return (
+            f"{t('trace.turn', n=number)} · {clip(turn.question, 70, one_line=True)} · {run_status(turn, live_run_id)}"
+        )
 
     default = chat_choice if chat_choice in by_id else turns[-1].run_id
     chosen = translated_selectbox(t("traces.run"), list(by_id), key=RUN_KEY, default=default, format_func=label)
@@ -105,7 +103,7 @@ def _figures(m: RunMetrics | None) -> dict[str, Any]:
         "estimated": m.usage.estimated,
         "cost": m.cost,
         "seconds": m.duration_ms / 1000,
-        "started": when(m.started_at),
+        "started": format_timestamp(m.started_at),
     }
 
 
@@ -146,8 +144,3 @@ def session_table(view: SessionView, live_run_id: str | None) -> None:
             "started": column.TextColumn(t("traces.col.started")),
         },
     )
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core.formatting import format_cost, format_duration, format_tokens
+from agent_core.formatting import clip, format_cost, format_duration, format_tokens
 from agent_core.metrics import RunMetrics, SessionMetrics, ToolStats
 from agent_core.pricing import PriceTable
 from agent_core.transcript import ActionView, StepView, TurnView
@@ -95,7 +95,7 @@ def turn_caption(turn: TurnView, metrics: RunMetrics | None) -> str:
 def trace_header(turn: TurnView, number: int, metrics: RunMetrics | None) -> None:
     """Which turn the trace shows, and its tool usage summary."""
     st.markdown(f"**{t('trace.turn', n=number)}** · {status_label(turn.status)}")
-    st.caption(_clip(turn.question, 160))
+    st.caption(clip(turn.question, 160))
     if metrics is not None:
         st.caption(f":material/build: {tool_summary(metrics.tools)}")
         st.caption(f":material/speed: {metrics_line(metrics)}")
@@ -166,7 +166,7 @@ def step_body(step: StepView) -> None:
     """Thought, action(s) with arguments, observation(s), errors; or the streaming text."""
     if step.reasoning:
         st.markdown(f"**{t('trace.reasoning')}**")
-        st.text(_clip(step.reasoning, 4000))
+        st.text(clip(step.reasoning, 4000))
     if step.thinking:
         st.text(step.streamed or "…")
         return
@@ -241,13 +241,9 @@ def _links(details: Any) -> None:
     if not isinstance(items, list):
         return
     lines = [
-        f"- [{_clip(str(item.get('title') or item['url']), 90)}]({item['url']})"
+        f"- [{clip(str(item.get('title') or item['url']), 90)}]({item['url']})"
         for item in items[:10]
         if isinstance(item, dict) and str(item.get("url", "")).startswith(("http://", "https://"))
     ]
     if lines:
         st.markdown("\n".join(lines))
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -6,10 +6,10 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from datetime import datetime
 
 from agent_core.cli.main import EXIT_OK, EXIT_USAGE, CliError
 from agent_core.cli.sessions import open_store, store_errors, subcommand
+from agent_core.formatting import format_timestamp
 from agent_core.longterm.store import MemoryRecord, MemoryStore, default_scope
 
 
@@ -135,7 +135,7 @@ def _print(records: list[MemoryRecord], *, as_json: bool, empty: str) -> int:
 
 
 def _line(record: MemoryRecord) -> str:
-    when = datetime.fromtimestamp(record.created_at).strftime("%Y-%m-%d %H:%M")
+    when = format_timestamp(record.created_at)
     source = record.source_session_id or "-"
     if record.source_deleted:
         source += " (deleted)"

@@ -9,7 +9,6 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -27,6 +26,7 @@ from agent_core.cli.main import (
     with_sigint,
 )
 from agent_core.events import Event, RunFinished, RunStarted
+from agent_core.formatting import format_timestamp
 from agent_core.limits import CancelToken
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryNotFound, MemoryStore
@@ -177,7 +177,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not sessions:
         print("no sessions yet", file=sys.stderr)
     for s in sessions:
-        print(f"{s.id}  {_time(s.updated_at)}  {s.last_seq:>6} events  {s.title}")
+        print(f"{s.id}  {format_timestamp(s.updated_at)}  {s.last_seq:>6} events  {s.title}")
     return EXIT_OK
 
 
@@ -195,12 +195,15 @@ def cmd_show(args: argparse.Namespace) -> int:
         return EXIT_OK
     config = session.config
     print(f"{session.id}  {session.title}")
-    print(f"created {_time(session.created_at)} · updated {_time(session.updated_at)} · {session.last_seq} events")
+    print(
+        f"created {format_timestamp(session.created_at)} · updated {format_timestamp(session.updated_at)}"
+        f" · {session.last_seq} events"
+    )
     print(f"model {config.model or '?'} · protocol {config.protocol} · endpoint {config.base_url or 'default'}")
     if session.forked_from:
         print(f"forked from snapshot {session.forked_from} of {session.parent_id or 'a deleted session'}")
     for snap in snapshots:
-        print(f"snapshot {snap.id}  {snap.name!r} (up to event {snap.upto_seq}, {_time(snap.created_at)})")
+        print(f"snapshot {snap.id}  {snap.name!r} (up to event {snap.upto_seq}, {format_timestamp(snap.created_at)})")
     for line in _run_lines(events):
         print(line)
     if interrupted:
@@ -344,7 +347,3 @@ def _session_json(session: SessionInfo) -> dict[str, object]:
         "protocol": session.config.protocol,
         "parent_id": session.parent_id,
     }
-
-
-def _time(ts: float) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")

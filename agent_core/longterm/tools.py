@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from agent_core.formatting import format_timestamp
 from agent_core.longterm.guard import MemoryRefused, find_instructions
 from agent_core.longterm.store import DEFAULT_SCOPE, MemoryRecord, MemoryStore, default_scope
 from agent_core.tools.base import Tool, ToolError, ToolOutput, ToolSet
@@ -76,7 +76,8 @@ def make_memory_tools(
         except MemoryRefused as exc:
             raise ToolError(f"Not saved: {exc}") from None
         if record.existing:
-            content = f"Already in long-term memory as #{record.id} (saved {_day(record.created_at)}); nothing added."
+            saved = format_timestamp(record.created_at, with_time=False)
+            content = f"Already in long-term memory as #{record.id} (saved {saved}); nothing added."
         else:
             content = f"Saved to long-term memory as #{record.id}."
         return ToolOutput(content, {"memory": record.to_dict(), "existing": record.existing})
@@ -144,7 +145,7 @@ def _quoted(record: MemoryRecord) -> dict[str, Any]:
     item: dict[str, Any] = {
         "id": record.id,
         "fact": record.text,
-        "saved": _day(record.created_at),
+        "saved": format_timestamp(record.created_at, with_time=False),
         "from_session": record.source_session_id,
     }
     if find_instructions(record.text):
@@ -154,10 +155,6 @@ def _quoted(record: MemoryRecord) -> dict[str, Any]:
 
 def _dump(items: list[dict[str, Any]]) -> str:
     return json.dumps(items, ensure_ascii=False)
-
-
-def _day(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d")
 
 
 def _require(memories: MemoryStore | None) -> MemoryStore:

@@ -30,6 +30,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from agent_core.events import EventFormatError, event_from_dict
+from agent_core.formatting import clip
 from agent_core.store.codec import encode, gc_paused
 from agent_core.store.records import SessionConfig, SessionDump, SessionInfo, SnapshotInfo, StoredEvent
 from agent_core.store.sessions import SessionStore
@@ -271,7 +272,7 @@ def _stored_events(entries: Sequence[dict[str, Any]]) -> list[StoredEvent]:
         try:
             event = event_from_dict(entry)
         except EventFormatError as exc:
-            raise SessionFileError(_clip(f"{where}.{exc}")) from None
+            raise SessionFileError(clip(f"{where}.{exc}", MAX_MESSAGE_CHARS)) from None
         events.append(StoredEvent(seq, event.run_id, event.type, event.ts, encode(event)))
     return events
 
@@ -286,7 +287,7 @@ def _snapshots(document: SessionFile, last_seq: int) -> list[SnapshotInfo]:
         if snap.id in ids:
             raise SessionFileError(f"{where}.id: duplicate snapshot id {snap.id!r}")
         if snap.name in names:
-            raise SessionFileError(_clip(f"{where}.name: duplicate snapshot name {snap.name!r}"))
+            raise SessionFileError(clip(f"{where}.name: duplicate snapshot name {snap.name!r}", MAX_MESSAGE_CHARS))
         ids.add(snap.id)
         names.add(snap.name)
     return [
@@ -298,7 +299,7 @@ def _snapshots(document: SessionFile, last_seq: int) -> list[SnapshotInfo]:
 def _first_problem(exc: ValidationError) -> str:
     first = exc.errors(include_url=False)[0]
     path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".")
-    return _clip(f"{path or 'document'}: {first['msg']}")
+    return clip(f"{path or 'document'}: {first['msg']}", MAX_MESSAGE_CHARS)
 
 
 def _json_kind(value: Any) -> str:
@@ -309,7 +310,3 @@ def _json_kind(value: Any) -> str:
 def _show(value: Any) -> str:
     text = repr(value) if isinstance(value, (str, int, float, bool)) else _json_kind(value)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _clip(message: str) -> str:
-    return message if len(message) <= MAX_MESSAGE_CHARS else message[: MAX_MESSAGE_CHARS - 1] + "…"
