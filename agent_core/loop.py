@@ -6,7 +6,6 @@ import dataclasses
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from agent_core.acting import Acting
 from agent_core.context import Scratchpad, Turn, record_for
@@ -27,13 +26,11 @@ from agent_core.limits import CancelToken, Deadline, RunStopped
 from agent_core.models.base import Completion, Message, ModelRequest
 from agent_core.models.errors import ModelError
 from agent_core.protocols.base import Decision
+from agent_core.run_context import RunContext
 from agent_core.streaming import Timing, stream_reply
 from agent_core.tokens import estimate_messages, estimate_tokens
 from agent_core.tools.base import Tool
 from agent_core.tools.retrieval import select_tools
-
-if TYPE_CHECKING:
-    from agent_core.agent import Agent
 
 
 @dataclass(frozen=True)
@@ -46,21 +43,21 @@ class ResumePoint:
 
 
 class RunLoop:
-    """One run of an agent; ``events()`` drives it."""
+    """One run of an agent (given as its RunContext); ``events()`` drives it."""
 
     def __init__(
-        self, agent: Agent, question: str, *, run_id: str, cancel: CancelToken, resume: ResumePoint | None = None
+        self, parts: RunContext, question: str, *, run_id: str, cancel: CancelToken, resume: ResumePoint | None = None
     ) -> None:
-        self.agent, self.question, self.run_id, self.cancel = agent, question, run_id, cancel
-        self.settings = agent.settings
-        self.protocol = agent.protocol
-        self.tools = list(agent.tools)
+        self.parts, self.question, self.run_id, self.cancel = parts, question, run_id, cancel
+        self.settings = parts.settings
+        self.protocol = parts.protocol
+        self.tools = list(parts.tools)
         self.resume = resume
         self.pad = resume.scratchpad if resume else Scratchpad(self.settings.keep_steps)
         self.usage, self.tool_calls, self.steps = _totals(resume.earlier) if resume else (Usage(), 0, 0)
         self.format_failures = 0
         self.deadline = Deadline(self.settings.time_limit)
-        self.acting = Acting(agent, run_id, cancel, self.deadline)
+        self.acting = Acting(parts, run_id, cancel, self.deadline)
         self.started = time.perf_counter()
         self.last_thought = ""
         self.offered: list[Tool] = self.tools
@@ -129,7 +126,7 @@ class RunLoop:
         failure: Exception | None = None
         try:
             completion = yield from stream_reply(
-                self.agent.model,
+                self.parts.model,
                 request,
                 self.protocol,
                 run_id=self.run_id,
@@ -140,7 +137,7 @@ class RunLoop:
             )
         except (ModelError, RunStopped) as exc:
             failure = exc
-        decision = self.protocol.interpret(completion, self.agent.tools) if completion else Decision()
+        decision = self.protocol.interpret(completion, self.parts.tools) if completion else Decision()
         usage = self._usage(completion, prefix_tokens)
         finished = self._model_finished(step, messages, completion, decision, timing, failure, usage)
         finished, flagged = self._checked(finished)
@@ -179,7 +176,7 @@ class RunLoop:
         return ModelFinished(
             run_id=self.run_id,
             step=step,
-            model=self.agent.model.name,
+            model=self.parts.model.name,
             text=completion.text,
             reasoning=completion.reasoning,
             thought=decision.thought,
@@ -197,7 +194,7 @@ class RunLoop:
 
     def _checked(self, finished: ModelFinished) -> tuple[ModelFinished, OutputFlagged | None]:
         """Mask what the output check finds in the reply (its text, thought, reasoning and answer)."""
-        check = self.agent.output_check
+        check = self.parts.output_check
         if check is None or not (finished.text or finished.reasoning):
             return finished, None
         source = "final_answer" if finished.final_answer is not None else "model_output"
@@ -225,7 +222,7 @@ class RunLoop:
         self.pad.add(record_for(self.protocol, finished, (), self.tools))
 
     def _finish(self, answer: str | None, status: str, error: str | None) -> Iterator[Event]:
-        self.agent.memory.add(Turn(self.question, answer, status))
+        self.parts.memory.add(Turn(self.question, answer, status))
         if answer is not None:
             yield FinalAnswer(run_id=self.run_id, step=self.steps, text=answer)
         yield RunFinished(
@@ -251,8 +248,8 @@ class RunLoop:
         """
         key = tuple(t.name for t in self.offered)
         if key not in self._prefixes:
-            memory = self.agent.memory
-            system = self.protocol.system_prompt(self.offered, self.agent.instructions)
+            memory = self.parts.memory
+            system = self.protocol.system_prompt(self.offered, self.parts.instructions)
             summary = memory.summary()
             if summary:
                 system += f"\n\nSummary of the earlier conversation:\n{summary}"
@@ -268,7 +265,7 @@ class RunLoop:
         return RunStarted(
             run_id=self.run_id,
             question=self.question,
-            model=self.agent.model.name,
+            model=self.parts.model.name,
             protocol=self.protocol.name,
             tools=tuple(t.schema for t in self.tools),
             settings=plain(self.settings),
