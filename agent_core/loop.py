@@ -1,4 +1,4 @@
-"""The ReAct loop: think (model call) → act (tool calls) → observe, until an answer or a guard stops it."""
+"""The ReAct loop: think (model call) → act (tool calls) → observe, until an answer or a limit stops it."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ class RunLoop:
         answer, status, error = None, "max_steps", f"no final answer after {self.settings.max_steps} steps"
         try:
             for step in range(self.resume.next_step if self.resume else 1, self.settings.max_steps + 1):
-                self._check_guards()
+                self._check_limits()
                 self.steps = step
                 self.offered = self._offer()
                 yield StepStarted(run_id=self.run_id, step=step, offered_tools=tuple(t.name for t in self.offered))
@@ -96,7 +96,7 @@ class RunLoop:
             status, error = "error", f"internal error: {type(exc).__name__}: {exc}"
         yield from self._finish(answer, status, error)
 
-    def _check_guards(self) -> None:
+    def _check_limits(self) -> None:
         if self.cancel.cancelled:
             raise RunStopped("cancelled", "cancelled by the user")
         if self.deadline.expired:
