@@ -8,11 +8,11 @@ from dataclasses import dataclass
 import streamlit as st
 
 from agent_core.agent import AgentSettings
+from agent_core.catalog import Catalog, tool_catalog
 from agent_core.live import LiveRuns
 from agent_core.models import OpenAIChatModel
 from agent_core.store import SessionStore
 from agent_core.tools import Tool
-from agent_core.tools.catalog import Catalog, tool_catalog
 
 
 @st.cache_resource(show_spinner=False)

@@ -12,6 +12,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from agent_core.agent import Agent, AgentSettings
 from agent_core.approvals import Approvals
+from agent_core.catalog import tool_catalog
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryNotFound
 from agent_core.models import ModelError, OpenAIChatModel
@@ -25,7 +26,6 @@ from agent_core.store import (
     SnapshotNotFound,
 )
 from agent_core.tools import Tool
-from agent_core.tools.catalog import tool_catalog
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 

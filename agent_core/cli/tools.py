@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
+from agent_core.catalog import tool_catalog
 from agent_core.cli.common import EXIT_OK
-from agent_core.tools.catalog import tool_catalog
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

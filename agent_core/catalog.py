@@ -1,4 +1,4 @@
-"""Every tool an app or the CLI can offer: built-ins, the web tools and the user's plugins, with their origins."""
+"""Every tool an app or the CLI can offer: built-ins, web tools, long-term memory tools and plugins, with origins."""
 
 from __future__ import annotations
 
