@@ -77,7 +77,7 @@ class RunStarted(EventBase):
     tools: tuple[dict[str, Any], ...] = ()
     """JSON schemas of the tools available to this run (OpenAI function format)."""
     settings: dict[str, Any] = field(default_factory=dict)
-    """Guards and sampling settings (max_steps, time limits, temperature...). Never secrets."""
+    """Limits and sampling settings (max_steps, time limits, temperature...). Never secrets."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,7 +14,7 @@ from agent_core.tools import ToolSet
 
 @dataclass(frozen=True)
 class AgentSettings:
-    """Guards and sampling settings; recorded in every RunStarted event (no secrets here)."""
+    """Limits and sampling settings; recorded in every RunStarted event (no secrets here)."""
 
     max_steps: int = 10
     """Model calls allowed per run before it ends with ``max_steps``."""
