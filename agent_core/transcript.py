@@ -105,10 +105,10 @@ class Transcript:
     def _on_step_started(self, turn: TurnView, event: StepStarted) -> None:
         step = turn.step(event.step)
         step.offered_tools = event.offered_tools
-        step.streamed, step.text, step.actions = "", None, []  # a redone step starts afresh
-        if turn.open_calls:  # the calls of its interrupted attempt never finish
-            for call in step.tool_calls:
-                turn.open_calls.pop((step.number, call.call_id), None)
+        for action in step.actions:  # a redone step starts afresh: its interrupted calls never finish
+            turn.open_calls.pop((step.number, action.call_id), None)
+            turn.latest_calls.pop((step.number, action.call_id), None)
+        step.streamed, step.text, step.actions = "", None, []
 
     def _on_model_delta(self, turn: TurnView, event: ModelDelta) -> None:
         step = turn.step(event.step)
@@ -126,15 +126,15 @@ class Transcript:
         turn.step(event.step).flags.append(event)
 
     def _on_approval_requested(self, turn: TurnView, event: ApprovalRequested) -> None:
-        _action(turn.step(event.step), event.call_id, event.tool, event.arguments).approval = "pending"
+        _action(turn, turn.step(event.step), event.call_id, event.tool, event.arguments).approval = "pending"
 
     def _on_approval_decided(self, turn: TurnView, event: ApprovalDecided) -> None:
-        action = _action(turn.step(event.step), event.call_id, event.tool, {})
+        action = _action(turn, turn.step(event.step), event.call_id, event.tool, {})
         action.approval = "auto" if event.by == "policy" else ("approved" if event.approved else "denied")
 
     def _on_tool_started(self, turn: TurnView, event: ToolStarted) -> None:
         step = turn.step(event.step)
-        action = _unstarted(step, event.call_id) or _new_action(step, event.call_id, event.tool, event.arguments)
+        action = _unstarted(turn, step, event.call_id) or _new_action(turn, step, event.call_id, event.tool, {})
         action.started, action.arguments = event, action.arguments or event.arguments
         _log_call(turn, step, action)
         turn.open_calls[(step.number, event.call_id)] = action
@@ -143,7 +143,7 @@ class Transcript:
         step = turn.step(event.step)
         action = turn.open_calls.pop((step.number, event.call_id), None)
         if action is None:  # no start recorded: place the call at its end
-            action = _unstarted(step, event.call_id) or _new_action(step, event.call_id, event.tool, {})
+            action = _unstarted(turn, step, event.call_id) or _new_action(turn, step, event.call_id, event.tool, {})
             _log_call(turn, step, action)
         _finish_tool(action, event)
 
@@ -179,28 +179,27 @@ def _finish_model(step: StepView, event: ModelFinished, request: Request) -> Non
     step.request = request
 
 
-def _new_action(step: StepView, call_id: str, tool: str, arguments: dict[str, Any]) -> ActionView:
+def _new_action(turn: TurnView, step: StepView, call_id: str, tool: str, arguments: dict[str, Any]) -> ActionView:
     action = ActionView(call_id, tool, arguments, step=step.number)
     step.actions.append(action)
+    turn.latest_calls[(step.number, call_id)] = action
     return action
 
 
-def _action(step: StepView, call_id: str, tool: str, arguments: dict[str, Any]) -> ActionView:
+def _action(turn: TurnView, step: StepView, call_id: str, tool: str, arguments: dict[str, Any]) -> ActionView:
     """The step's latest call with this id, created if needed."""
-    action = next((a for a in reversed(step.actions) if a.call_id == call_id), None)
+    action = turn.latest_calls.get((step.number, call_id))
     if action is None:
-        return _new_action(step, call_id, tool, arguments)
+        return _new_action(turn, step, call_id, tool, arguments)
     if arguments and not action.arguments:
         action.arguments = arguments
     return action
 
 
-def _unstarted(step: StepView, call_id: str) -> ActionView | None:
-    """The step's call with this id known only from its approval, if any."""
-    for action in step.actions:
-        if action.call_id == call_id and action.started is None and action.finished is None:
-            return action
-    return None
+def _unstarted(turn: TurnView, step: StepView, call_id: str) -> ActionView | None:
+    """The step's latest call with this id if it is known only from its approval."""
+    action = turn.latest_calls.get((step.number, call_id))
+    return action if action is not None and action.started is None and action.finished is None else None
 
 
 def _log_call(turn: TurnView, step: StepView, action: ActionView) -> None:

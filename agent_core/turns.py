@@ -173,6 +173,8 @@ class TurnView:
     """``steps`` by number, so that a long run finds a step in O(1)."""
     open_calls: dict[tuple[int, str], ActionView] = field(default_factory=dict, repr=False, compare=False)
     """Calls started and not finished yet, by (step, call id)."""
+    latest_calls: dict[tuple[int, str], ActionView] = field(default_factory=dict, repr=False, compare=False)
+    """The latest call of each (step, call id) in the step's current attempt: where its approval and start meet."""
     last_request: Request | None = field(default=None, repr=False, compare=False)
     """The request of the run's latest model call (the next one's stores only what changed since)."""
 
