@@ -208,7 +208,8 @@ def _step(run_id: str, step: StepView, run_model: str, prices: PriceTable) -> St
     cost_total: float | None = 0.0
     format_error: str | None = None
     error: str | None = None
-    for m in step.model_calls:
+    calls = step.model_calls
+    for m in calls:
         model = m.model or run_model
         usage += m.usage
         latency += m.latency_ms
@@ -228,7 +229,7 @@ def _step(run_id: str, step: StepView, run_model: str, prices: PriceTable) -> St
         run_id=run_id,
         step=step.number,
         model=model,
-        model_calls=len(step.model_calls),
+        model_calls=len(calls),
         usage=usage,
         latency_ms=latency,
         ttft_ms=ttft,

@@ -166,7 +166,7 @@ _FOLDS: dict[type[Event], Callable[[Transcript, TurnView, Any], None]] = {
 
 
 def _finish_model(step: StepView, event: ModelFinished, request: Request) -> None:
-    step.model_calls.append(event)
+    step.requests.append(request)
     step.text = event.text
     step.reasoning = event.reasoning or step.reasoning
     step.thought = event.thought
@@ -176,7 +176,6 @@ def _finish_model(step: StepView, event: ModelFinished, request: Request) -> Non
     step.usage = event.usage
     step.latency_ms = event.latency_ms
     step.ttft_ms = event.ttft_ms
-    step.request = request
 
 
 def _new_action(turn: TurnView, step: StepView, call_id: str, tool: str, arguments: dict[str, Any]) -> ActionView:

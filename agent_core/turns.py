@@ -42,7 +42,10 @@ class ActionView:
 
 @dataclass(eq=False)
 class Request:
-    """A model call's request as its event stores it (what changed since the run's call before), linked to that one."""
+    """A model call and its request as the event stores it (what changed since the run's call before), linked to that.
+
+    ``messages()`` gives the complete request, as ``events.with_full_messages`` would.
+    """
 
     event: ModelFinished
     before: Request | None
@@ -83,17 +86,20 @@ class StepView:
     """The tool calls of the step's latest attempt (a step redone after a resume starts afresh)."""
     flags: list[OutputFlagged] = field(default_factory=list)
     """What the output check masked in this step (secrets, by default)."""
-    model_calls: list[ModelFinished] = field(default_factory=list)
-    """Every model call of the step, a call made before an interruption included."""
+    requests: list[Request] = field(default_factory=list)
+    """Every model call of the step (a call made before an interruption included) with its request."""
     tool_calls: list[ActionView] = field(default_factory=list)
     """Every tool call of the step, in start order, calls made before an interruption included."""
-    request: Request | None = field(default=None, repr=False, compare=False)
-    """The request of the step's latest model call."""
+
+    @property
+    def model_calls(self) -> list[ModelFinished]:
+        """Every model call of the step, a call made before an interruption included."""
+        return [r.event for r in self.requests]
 
     @property
     def messages(self) -> tuple[dict[str, Any], ...]:
-        """The complete request of the step's model call (built when first asked for)."""
-        return self.request.messages() if self.request is not None else ()
+        """The complete request of the step's latest model call (built when first asked for)."""
+        return self.requests[-1].messages() if self.requests else ()
 
     @property
     def has_error(self) -> bool:

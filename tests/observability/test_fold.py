@@ -175,3 +175,16 @@ def test_the_complete_request_of_each_step_is_rebuilt_from_the_stored_changes() 
         (system, question, reply, observation),
         (system, question),
     ]
+
+
+def test_every_model_call_of_a_step_keeps_its_complete_request() -> None:
+    first, second = {"role": "user", "content": "1"}, {"role": "user", "content": "2"}
+    events: list[Event] = [
+        started("r", "q"),
+        model("r", 1, 0.5, 500.0, (1, 1), messages=(first,)),
+        RunResumed(run_id="r", ts=T0 + 10.0, from_step=1),
+        model("r", 1, 10.5, 500.0, (1, 1), messages=(second,), messages_kept=1),
+    ]
+    step_view = Transcript.from_events(events).turns[0].steps[0]
+    assert [(r.event.ts - T0, r.messages()) for r in step_view.requests] == [(0.5, (first,)), (10.5, (first, second))]
+    assert step_view.model_calls == [r.event for r in step_view.requests]
