@@ -9,12 +9,17 @@ import streamlit as st
 from agent_core.models import DEFAULT_MODEL, ModelError
 from agent_core.providers import PROVIDERS, guess_provider, provider
 from sparrow_ui.i18n import LANGUAGES, t
+from sparrow_ui.navigation import through_app
 from sparrow_ui.state import ModelConfig, available_tools, secret_key
 from sparrow_ui.widgets import translated_radio
 
 
 def frame() -> ModelConfig:
-    """The sidebar every page shares (language, model, agent); returns the model configuration."""
+    """What every page starts with: app.py's navigation around it, and the sidebar (language, model, agent).
+
+    Returns the model configuration.
+    """
+    through_app()
     language_picker()
     return model_settings()
 
