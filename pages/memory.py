@@ -13,7 +13,7 @@ from agent_core.longterm.guard import MAX_CHARS, MemoryRefused, find_instruction
 from agent_core.longterm.store import DEFAULT_SCOPE, MemoryNotFound, MemoryRecord, MemoryStore, default_scope
 from sparrow_ui.i18n import t
 from sparrow_ui.sidebar import frame
-from sparrow_ui.state import get_store, open_session
+from sparrow_ui.state import get_store, open_in_chat
 
 SHOWN = 200
 """Memories listed at most (newest first); search reaches the rest."""
@@ -67,8 +67,7 @@ def show(memories: MemoryStore, record: MemoryRecord, scope: str) -> None:
         if record.source_session_id and not record.source_deleted:
             label, key = record.source_title or t("memory.open_source"), f"memory_open_{record.id}"
             if actions.button(label, key=key, icon=":material/open_in_new:", help=t("memory.open_source")):
-                open_session(record.source_session_id)
-                st.switch_page("pages/chat.py", query_params={"session": record.source_session_id})
+                open_in_chat(record.source_session_id)
         if actions.button(t("memory.delete"), key=f"memory_delete_{record.id}", icon=":material/delete:"):
             with contextlib.suppress(MemoryNotFound):
                 memories.delete(record.id, scope=scope)
