@@ -110,8 +110,7 @@ def open_session(session_id: str | None) -> None:
 
 
 def open_in_chat(session_id: str) -> None:
-    """Go to the Chat page with ``session_id`` open."""
-    open_session(session_id)
+    """Go to the Chat page with ``session_id`` open (in the URL, which the Chat page then follows)."""
     st.switch_page("pages/chat.py", query_params={SESSION_PARAM: session_id})
 
 
