@@ -19,7 +19,6 @@ sessions = store.list_sessions()
 if not sessions:
     st.info(t("session.none"))
 
-
 for info in sessions:
     with st.container(border=True):
         top, actions = st.columns([4, 3])
