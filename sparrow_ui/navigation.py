@@ -6,7 +6,8 @@ to using the newer, Page-and-navigation multipage structure" (Streamlit docs, "C
 the pages/ directory"). So on a fresh server, a first visit that opens a page URL directly (a shared
 ``/sessions`` link) runs that page script alone, without app.py. ``through_app()`` notices this, calls the
 app's navigation itself (which switches the server to it, for every session) and reruns: the rerun goes
-through app.py to the same page, whose URL path is unchanged. Only public Streamlit commands are used.
+through app.py to the same page, whose URL path is unchanged. Only public Streamlit commands are used;
+tests/e2e/test_navigation_e2e.py fails without this.
 """
 
 from __future__ import annotations
