@@ -9,8 +9,8 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from agent_core.store.snapshot_file import parse_document
+from agent_core.testing.rule_llm import SLOW, TWO_TOOLS
 from tests.e2e.conftest import shot, wait_for_app
-from tests.e2e.fake_llm import SLOW, TWO_TOOLS
 
 ANSWER = "17 × 23 = 391, and 150 days after 2024-05-20 is 2024-10-17, a Thursday."
 
