@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 from agent_core.store.event_log import INSERT_EVENTS, STORED_COLUMNS, EventLog, event_rows
 from agent_core.store.models import SessionRecord, SessionRow, SnapshotRecord, SnapshotRow
 from agent_core.store.records import SessionDump, SessionInfo, SnapshotInfo, StoredEvent, fields_of
-from agent_core.store.transactions import new_id, session_row
+from agent_core.store.transactions import new_id
 
 log = logging.getLogger(__name__)
 
@@ -20,10 +20,11 @@ class Dumps(EventLog):
     """Reading and writing a whole session: metadata, events and snapshots."""
 
     def dump_session(self, session_id: str) -> SessionDump:
-        """Everything about a session, read in one transaction (for export)."""
+        """Everything about a session, read in one transaction (for export; not through a share link)."""
+        self.actor.check_writable()
         snapshots_query = select(SnapshotRow).where(col(SnapshotRow.session_id) == session_id)
         with self._read() as db:
-            row = session_row(db, session_id)
+            row = self._session(db, session_id)
             events = [StoredEvent(*r) for r in db.exec(event_rows(select(*STORED_COLUMNS), session_id))]
             snapshots = sorted(
                 (SnapshotInfo.of(s) for s in db.exec(snapshots_query)), key=lambda s: (s.created_at, s.upto_seq, s.id)
@@ -31,7 +32,8 @@ class Dumps(EventLog):
             return SessionDump.model_construct(**fields_of(row, SessionRecord), events=events, snapshots=snapshots)
 
     def add_dump(self, dump: SessionDump) -> SessionInfo:
-        """Write a whole session in one transaction (all or nothing); ids already in use are replaced."""
+        """Write a whole session, the actor's, in one transaction (all or nothing); ids already in use are replaced."""
+        self.actor.check_writable()
         with self._write() as db:
             session_id = dump.id if db.get(SessionRow, dump.id) is None else new_id("ses")
             parent = dump.parent_id if dump.parent_id and db.get(SessionRow, dump.parent_id) else None
@@ -42,6 +44,7 @@ class Dumps(EventLog):
                     "title": self._redact(dump.title) if dump.title else None,
                     "last_seq": max((e.seq for e in dump.events), default=0),
                     "parent_id": parent,
+                    "owner": self.actor.owner,
                 }
             )
             db.add(row)
@@ -67,6 +70,7 @@ class Dumps(EventLog):
                     "id": new_id("snap") if s.id in taken else s.id,
                     "session_id": session_id,
                     "title": self._redact(s.title) if s.title else None,
+                    "owner": self.actor.owner,
                 }
             )
             for s in snapshots

@@ -11,10 +11,10 @@ from sqlmodel import col, func, insert, select, update
 
 from agent_core.events import Event, RunStarted
 from agent_core.store.codec import decode, encode, gc_paused
-from agent_core.store.models import EventRow, SessionRow
+from agent_core.store.models import EventRow, RunRow, SessionRow
 from agent_core.store.records import StoredEvent
 from agent_core.store.titles import title_from_question
-from agent_core.store.transactions import SessionNotFound, StoreBase, session_row
+from agent_core.store.transactions import NotYours, StoreBase
 
 _SESSIONS, _EVENTS = SessionRow.__table__, EventRow.__table__
 # Prebuilt Core statements for the hot path: an append is two statements and a commit, with no ORM work.
@@ -25,6 +25,8 @@ _RESERVE = (
     .returning(_SESSIONS.c.last_seq)
 )
 _RESERVE_TITLED = _RESERVE.values(title=func.coalesce(_SESSIONS.c.title, bindparam("new_title")))
+_OWNED = _SESSIONS.c.owner == bindparam("owner")
+"""Added to the reserve statement for an actor who is not an admin: only their own sessions take events."""
 INSERT_EVENTS = insert(_EVENTS)
 STORED_COLUMNS = tuple(_EVENTS.c[name] for name in StoredEvent._fields)
 """The event columns a StoredEvent holds, in its order (everything but ``session_id``)."""
@@ -34,19 +36,29 @@ class EventLog(StoreBase):
     """Appending to and reading a session's event log."""
 
     def append(self, session_id: str, events: Sequence[Event]) -> int:
-        """Append events in one transaction, numbering them after the session's last; returns the last number."""
+        """Append events in one transaction, numbering them after the session's last; returns the last number.
+
+        Only the session's owner (or an admin) may append; each run's first ``run_started`` records its starter.
+        """
+        self.actor.check_writable()
         if not events:
             with self._read() as db:
-                return session_row(db, session_id).last_seq
+                return self._session(db, session_id, write=True).last_seq
         rows = [(e.run_id, e.type, e.ts, self._redact(encode(e))) for e in events]
-        reserve: dict[str, Any] = {"sid": session_id, "count": len(rows), "now": time.time()}
-        question = next((e.question for e in events if isinstance(e, RunStarted)), None)
-        if question is not None:
-            reserve["new_title"] = self._redact(title_from_question(question))
+        ts = time.time()
+        reserve: dict[str, Any] = {"sid": session_id, "count": len(rows), "now": ts}
+        started = next((e for e in events if isinstance(e, RunStarted)), None)
+        statement = _RESERVE if started is None else _RESERVE_TITLED
+        if started is not None:
+            reserve["new_title"] = self._redact(title_from_question(started.question))
+        if not self.actor.is_admin:
+            statement, reserve["owner"] = statement.where(_OWNED), self.actor.owner
         with self._write() as db:
-            last = db.exec(_RESERVE_TITLED if question is not None else _RESERVE, params=reserve).scalar()
+            last = db.exec(statement, params=reserve).scalar()
             if last is None:
-                raise SessionNotFound(f"no session {session_id!r}")
+                raise NotYours(f"no session {session_id!r}")
+            if started is not None and db.get(RunRow, (session_id, started.run_id)) is None:
+                db.add(RunRow(session_id=session_id, run_id=started.run_id, started_by=self.actor.label, started_at=started.ts))
             first = last - len(rows) + 1
             params = [
                 {"session_id": session_id, "seq": first + i, "run_id": r, "type": t, "ts": ts, "payload": p}
@@ -58,17 +70,31 @@ class EventLog(StoreBase):
 
     def events(self, session_id: str, *, upto_seq: int | None = None) -> list[Event]:
         """The session's events in order (up to ``upto_seq`` when given); raises SessionNotFound."""
+        upto_seq = self._visible_upto(upto_seq)
         with self._read() as db:
-            session_row(db, session_id)
+            self._session(db, session_id)
             rows = list(db.exec(event_rows(select(EventRow.type, EventRow.payload), session_id, upto_seq)))
         with gc_paused():
             return [decode(kind, payload) for kind, payload in rows]
 
     def stored_events(self, session_id: str, *, upto_seq: int | None = None) -> list[StoredEvent]:
         """The session's event rows as stored (sequence number, run id, type, time, JSON payload)."""
+        upto_seq = self._visible_upto(upto_seq)
         with self._read() as db:
-            session_row(db, session_id)
+            self._session(db, session_id)
             return [StoredEvent(*row) for row in db.exec(event_rows(select(*STORED_COLUMNS), session_id, upto_seq))]
+
+    def run_starters(self, session_id: str) -> dict[str, str]:
+        """Who started each run of the session (run id -> email, subject or ``local``), for attribution."""
+        query = select(RunRow.run_id, RunRow.started_by).where(col(RunRow.session_id) == session_id)
+        with self._read() as db:
+            self._session(db, session_id)
+            return {run_id: who for run_id, who in db.exec(query)}
+
+    def _visible_upto(self, upto_seq: int | None) -> int | None:
+        """``upto_seq`` cut at the point a snapshot's share link shows."""
+        limit = self.actor.shared_upto
+        return upto_seq if limit is None else min(limit, upto_seq if upto_seq is not None else limit)
 
 
 def event_rows(query: Any, session_id: str, upto_seq: int | None = None) -> Any:

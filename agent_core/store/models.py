@@ -16,6 +16,7 @@ from pydantic import AfterValidator, AllowInfNan, StringConstraints
 from sqlalchemy import JSON, Dialect, Text, TypeDecorator
 from sqlmodel import Field, Index, SQLModel, UniqueConstraint
 
+from agent_core.store.access import OWNER_MAX_CHARS
 from agent_core.store.config import SessionConfig
 from agent_core.store.titles import TITLE_MAX_CHARS, clean_title
 
@@ -106,6 +107,13 @@ class SnapshotPoint(SQLModel):
     """The session's title when the snapshot was taken (None if it had none yet)."""
 
 
+class Owned(SQLModel):
+    """Who owns a session, snapshot or memory (never in a session file: an imported file becomes the importer's)."""
+
+    owner: str | None = Field(default=None, max_length=OWNER_MAX_CHARS, index=True)
+    """The owner's OpenID Connect subject (or CLI ``--user``); None: made without sign-in, an admin may claim it."""
+
+
 class SessionRecord(Configured, SessionLineage, SessionHead, Identified):
     """A session as the session file carries it (no ``last_seq``: the file's events give it)."""
 
@@ -127,7 +135,7 @@ class SchemaRow(SQLModel, table=True):
     """Bumped on every incompatible change; a newer version than this build knows is refused."""
 
 
-class SessionRow(SessionLineage, Configured, SessionSeq, SessionHead, Identified, table=True):
+class SessionRow(Owned, SessionLineage, Configured, SessionSeq, SessionHead, Identified, table=True):
     """A conversation: its title, configuration (never a secret) and where it was forked from."""
 
     __tablename__ = "sessions"
@@ -149,7 +157,7 @@ class EventRow(SQLModel, table=True):
     """JSON text of ``event.to_dict()``."""
 
 
-class SnapshotRow(Configured, SnapshotPoint, SnapshotOwner, Identified, table=True):
+class SnapshotRow(Owned, Configured, SnapshotPoint, SnapshotOwner, Identified, table=True):
     """A named, immutable point in a session: the session's events up to ``upto_seq``."""
 
     __tablename__ = "snapshots"
@@ -179,7 +187,50 @@ class MemoryRow(SQLModel, table=True):
     source_session_id: str | None = Field(default=None, max_length=64, index=True)
     """The session it was saved in; not a foreign key, so the mark survives the session's deletion."""
     created_at: float
+    owner: str | None = Field(default=None, max_length=OWNER_MAX_CHARS, index=True)
+    """Whose memory (OpenID Connect subject); None: saved without sign-in. Runs and pages see only their owner's."""
 
 
-TABLES = [SchemaRow.__table__, SessionRow.__table__, EventRow.__table__, SnapshotRow.__table__, MemoryRow.__table__]
+class RunRow(SQLModel, table=True):
+    """Who started each run of a session (attribution); written with the run's ``run_started`` event."""
+
+    __tablename__ = "runs"
+
+    session_id: str = Field(primary_key=True, foreign_key="sessions.id", ondelete="CASCADE", max_length=ID_MAX_CHARS)
+    run_id: str = Field(primary_key=True, max_length=ID_MAX_CHARS)
+    started_by: str = Field(max_length=OWNER_MAX_CHARS)
+    """The starter's email, else subject, else ``local`` (no sign-in)."""
+    started_at: float
+
+
+class ShareLinkRow(SQLModel, table=True):
+    """A read-only link to one session (or one snapshot of it); only the SHA-256 of its token is kept."""
+
+    __tablename__ = "share_links"
+
+    id: str = Field(primary_key=True, max_length=ID_MAX_CHARS)
+    token_hash: str = Field(max_length=64, unique=True)
+    """Hex SHA-256 of the token; the token itself is shown once, to its creator."""
+    session_id: str = Field(foreign_key="sessions.id", ondelete="CASCADE", index=True, max_length=ID_MAX_CHARS)
+    snapshot_id: str | None = Field(default=None, foreign_key="snapshots.id", ondelete="CASCADE", max_length=64)
+    """Set for a link to a snapshot: the viewer sees the session's events up to the snapshot's point."""
+    created_by: str | None = Field(default=None, max_length=OWNER_MAX_CHARS)
+    """The creator's subject (None without sign-in)."""
+    created_at: float
+    expires_at: float | None = None
+    """Unix time after which the link no longer opens anything (None: until revoked)."""
+    revoked_at: float | None = None
+    allow_anonymous: bool = False
+    """True: works for people who are not signed in; False: the viewer must sign in (any account) first."""
+
+
+TABLES = [
+    SchemaRow.__table__,
+    SessionRow.__table__,
+    EventRow.__table__,
+    SnapshotRow.__table__,
+    MemoryRow.__table__,
+    RunRow.__table__,
+    ShareLinkRow.__table__,
+]
 """Sparrow's tables, in creation order (the schema version governs exactly these)."""

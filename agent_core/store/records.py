@@ -16,6 +16,7 @@ from agent_core.store.config import SessionConfig
 from agent_core.store.models import (
     Configured,
     Identified,
+    Owned,
     SessionHead,
     SessionLineage,
     SessionRecord,
@@ -37,7 +38,7 @@ def fields_of(source: object, shape: type[SQLModel]) -> dict[str, Any]:
     return {name: getattr(source, name) for name in shape.model_fields}
 
 
-class SessionInfo(SessionLineage, Configured, SessionSeq, SessionHead, Identified):
+class SessionInfo(Owned, SessionLineage, Configured, SessionSeq, SessionHead, Identified):
     """One session as listed and opened."""
 
     model_config = FROZEN
@@ -51,7 +52,7 @@ class SessionInfo(SessionLineage, Configured, SessionSeq, SessionHead, Identifie
         return cls.model_construct(**fields_of(row, cls) | {"title": row.title or UNTITLED})
 
 
-class SnapshotInfo(Configured, SnapshotPoint, SnapshotOwner, Identified):
+class SnapshotInfo(Owned, Configured, SnapshotPoint, SnapshotOwner, Identified):
     """A named, immutable point in a session: its events up to ``upto_seq``."""
 
     model_config = FROZEN

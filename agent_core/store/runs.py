@@ -8,7 +8,7 @@ from sqlmodel import col, func, select
 
 from agent_core.store.models import EventRow
 from agent_core.store.records import InterruptedRun
-from agent_core.store.transactions import StoreBase, session_row
+from agent_core.store.transactions import StoreBase
 
 _BOUNDARIES = ("run_started", "run_finished")
 
@@ -25,7 +25,7 @@ class RunQueries(StoreBase):
             .limit(1)
         )
         with self._read() as db:
-            session_row(db, session_id)
+            self._session(db, session_id)
             started = db.exec(last_boundary).first()
             if started is None or started.type != "run_started":
                 return None

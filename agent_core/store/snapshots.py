@@ -12,7 +12,7 @@ from agent_core.store.event_log import EventLog, copy_events
 from agent_core.store.models import SessionRow, SnapshotRow
 from agent_core.store.records import SessionInfo, SnapshotInfo
 from agent_core.store.titles import TITLE_MAX_CHARS, UNTITLED, clean_title
-from agent_core.store.transactions import SnapshotNotFound, new_id, session_row, snapshot_row
+from agent_core.store.transactions import SnapshotNotFound, new_id
 
 log = logging.getLogger(__name__)
 
@@ -22,8 +22,9 @@ class Snapshots(EventLog):
 
     def save_snapshot(self, session_id: str, name: str | None = None) -> SnapshotInfo:
         """A named, immutable snapshot of the session as it is now (default name ``Snapshot N``)."""
+        self.actor.check_writable()
         with self._write() as db:
-            session = session_row(db, session_id)
+            session = self._session(db, session_id, write=True)
             taken = set(db.exec(select(SnapshotRow.name).where(col(SnapshotRow.session_id) == session_id)))
             name = clean_title(name) if name else _free_name(taken)
             if name in taken:
@@ -36,6 +37,7 @@ class Snapshots(EventLog):
                 upto_seq=session.last_seq,
                 title=session.title,
                 config=session.config,
+                owner=self.actor.owner,
             )
             db.add(row)
             db.commit()
@@ -45,14 +47,14 @@ class Snapshots(EventLog):
         """The session's snapshots, oldest first."""
         query = select(SnapshotRow).where(col(SnapshotRow.session_id) == session_id)
         with self._read() as db:
-            session_row(db, session_id)
+            self._session(db, session_id)
             rows = db.exec(query.order_by(col(SnapshotRow.created_at), col(SnapshotRow.upto_seq)))
             return [SnapshotInfo.of(row) for row in rows]
 
     def get_snapshot(self, snapshot_id: str) -> SnapshotInfo:
         """One snapshot; raises SnapshotNotFound."""
         with self._read() as db:
-            return SnapshotInfo.of(snapshot_row(db, snapshot_id))
+            return SnapshotInfo.of(self._snapshot(db, snapshot_id))
 
     def snapshot_events(self, snapshot_id: str) -> list[Event]:
         """The events a snapshot holds (for a preview before forking it)."""
@@ -61,15 +63,18 @@ class Snapshots(EventLog):
 
     def delete_snapshot(self, snapshot_id: str) -> None:
         """Delete a snapshot (its session and the sessions forked from it stay)."""
+        self.actor.check_writable()
         with self._write() as db:
+            self._snapshot(db, snapshot_id, write=True)
             if db.exec(delete(SnapshotRow).where(col(SnapshotRow.id) == snapshot_id)).rowcount == 0:
                 raise SnapshotNotFound(f"no snapshot {snapshot_id!r}")
             db.commit()
 
     def fork_snapshot(self, snapshot_id: str, *, title: str | None = None) -> SessionInfo:
-        """A new session holding a copy of the snapshot's events; the original session is not touched."""
+        """A new session of the actor's holding a copy of the snapshot's events; the original is not touched."""
+        self.actor.check_writable()
         with self._write() as db:
-            snapshot = snapshot_row(db, snapshot_id)
+            snapshot = self._snapshot(db, snapshot_id)
             now = time.time()
             row = SessionRow(
                 id=new_id("ses"),
@@ -80,6 +85,7 @@ class Snapshots(EventLog):
                 config=snapshot.config,
                 parent_id=snapshot.session_id,
                 forked_from=snapshot.id,
+                owner=self.actor.owner,
             )
             db.add(row)
             db.flush()

@@ -6,12 +6,15 @@ Each store method is one unit of work (``with Session(engine)``); writes take th
 
 from __future__ import annotations
 
+import copy
 import uuid
 from collections.abc import Iterable
+from typing import Self
 
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from agent_core.store.access import LOCAL_ADMIN, Actor
 from agent_core.store.database import writer
 from agent_core.store.models import SessionRow, SnapshotRow
 from agent_core.store.redaction import Redactor
@@ -23,6 +26,14 @@ class SessionNotFound(LookupError):
 
 class SnapshotNotFound(LookupError):
     """No snapshot has this id."""
+
+
+class NotYours(SessionNotFound):
+    """The session exists but is not the actor's; worded exactly as a missing id, so it reveals nothing."""
+
+
+class SnapshotNotYours(SnapshotNotFound):
+    """The snapshot exists but is not the actor's; worded exactly as a missing id, so it reveals nothing."""
 
 
 def new_id(prefix: str) -> str:
@@ -37,6 +48,35 @@ class StoreBase:
         self.engine = engine
         self._writer = writer(engine)
         self._redact = Redactor(secrets)
+        self.actor: Actor = LOCAL_ADMIN
+        """Who the calls are made for (see ``access``); ``acting_as`` gives a store for someone else."""
+
+    def acting_as(self, actor: Actor) -> Self:
+        """The same store (engine, connections, redaction) acting for ``actor``: it sees and changes only theirs."""
+        other = copy.copy(self)
+        other.actor = actor
+        return other
+
+    def _session(self, db: Session, session_id: str, *, write: bool = False) -> SessionRow:
+        """The session's row if the actor may read it (change it, with ``write``); else SessionNotFound/NotYours."""
+        row = session_row(db, session_id)
+        allowed = self.actor.may_write(row.owner) if write else self.actor.may_read(row.id, row.owner)
+        if not allowed:
+            if write and self.actor.may_read(row.id, row.owner):
+                self.actor.check_writable()
+            raise NotYours(f"no session {session_id!r}")
+        return row
+
+    def _snapshot(self, db: Session, snapshot_id: str, *, write: bool = False) -> SnapshotRow:
+        """The snapshot's row if the actor may read (change) its session; else SnapshotNotFound/SnapshotNotYours."""
+        row = snapshot_row(db, snapshot_id)
+        owner = session_row(db, row.session_id).owner  # a claimed session brings its snapshots along
+        allowed = self.actor.may_write(owner) if write else self.actor.may_read(row.session_id, owner)
+        if allowed and self.actor.shared_upto is not None:
+            allowed = row.upto_seq <= self.actor.shared_upto
+        if not allowed:
+            raise SnapshotNotYours(f"no snapshot {snapshot_id!r}")
+        return row
 
     def _read(self) -> Session:
         """A read-only unit of work."""

@@ -12,9 +12,9 @@ def columns(row: type) -> list[str]:
 
 def test_table_columns_keep_their_historic_order() -> None:
     assert columns(SessionRow) == [
-        "id", "title", "created_at", "updated_at", "last_seq", "config", "parent_id", "forked_from"
+        "id", "title", "created_at", "updated_at", "last_seq", "config", "parent_id", "forked_from", "owner"
     ]  # fmt: skip
-    assert columns(SnapshotRow) == ["id", "session_id", "name", "created_at", "upto_seq", "title", "config"]
+    assert columns(SnapshotRow) == ["id", "session_id", "name", "created_at", "upto_seq", "title", "config", "owner"]
     assert columns(EventRow) == ["session_id", *StoredEvent._fields]
 
 
@@ -28,9 +28,9 @@ def test_file_records_are_the_tables_without_store_bookkeeping() -> None:
     assert list(FileSession.model_fields) == [
         "id", "title", "created_at", "updated_at", "parent_id", "forked_from", "config"
     ]  # fmt: skip
-    assert set(columns(SessionRow)) - set(SessionRecord.model_fields) == {"last_seq"}
+    assert set(columns(SessionRow)) - set(SessionRecord.model_fields) == {"last_seq", "owner"}  # owner: an imported file becomes the importer's
     assert list(FileSnapshot.model_fields) == list(SnapshotRecord.model_fields)
-    assert set(columns(SnapshotRow)) - set(SnapshotRecord.model_fields) == {"session_id"}
+    assert set(columns(SnapshotRow)) - set(SnapshotRecord.model_fields) == {"session_id", "owner"}
     assert list(SessionDump.model_fields) == [*SessionRecord.model_fields, "events", "snapshots"]
 
 
