@@ -21,9 +21,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    """The database the commands use (passed with --db)."""
-    return f"sqlite:///{tmp_path / 'cli.db'}"
+def url(file_db_url: str) -> str:
+    """The database the commands use (passed with --db): an SQLite file, or PostgreSQL."""
+    return file_db_url
 
 
 def sparrow(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
