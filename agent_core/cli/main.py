@@ -34,7 +34,7 @@ class CliError(Exception):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
-    from agent_core.cli import memory as cli_memory, sessions as cli_sessions  # noqa: I001 (split by the cli package refactor)
+    from agent_core.cli import db as cli_db, memory as cli_memory, sessions as cli_sessions  # noqa: I001 (split by the cli package refactor)
 
     parser = argparse.ArgumentParser(prog="python -m agent_core", description="Sparrow: a transparent ReAct agent.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     tools.set_defaults(handler=cmd_tools)
     cli_sessions.register(sub)
     cli_memory.register(sub)
+    cli_db.register(sub)
     return parser
 
 

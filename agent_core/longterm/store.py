@@ -29,7 +29,7 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
 from agent_core.longterm.guard import MemoryRefused, check_memory, fold
-from agent_core.store.database import create_db_engine, writer
+from agent_core.store.database import create_db_engine, lock_name, writer
 from agent_core.store.memory_index import has_fts, query_terms, search_statement
 from agent_core.store.models import MemoryRow, SessionRow
 from agent_core.store.titles import UNTITLED
@@ -142,6 +142,7 @@ class MemoryStore:
         clean = self.guard(text)
         key = text_hash(clean)
         with Session(self._writer, expire_on_commit=False) as db:
+            lock_name(db.connection(), f"memories:{scope}")  # the duplicate and size checks below hold until commit
             same = db.exec(_rows().where(col(MemoryRow.scope) == scope, col(MemoryRow.text_hash) == key)).first()
             if same is not None:
                 return replace(_record(*same), existing=True)

@@ -109,10 +109,8 @@ def fts_query(terms: tuple[str, ...]) -> str:
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
-def create_memory_index(conn: Connection) -> None:
-    """Create the SQLite FTS5 index and its triggers if missing (and fill it); a no-op on other databases."""
-    if conn.dialect.name != "sqlite":
-        return
+def create_sqlite_fts(conn: Connection) -> None:
+    """Create the SQLite FTS5 index and its triggers if missing (and fill it from the rows)."""
     existed = has_fts(conn)
     try:
         with conn.begin_nested():

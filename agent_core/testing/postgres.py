@@ -29,7 +29,7 @@ def find_bin_dir() -> Path | None:
     """The folder holding ``initdb`` and ``pg_ctl``: ``$SPARROW_PG_BIN``, PATH, or Debian's newest version."""
     candidates = [os.environ.get("SPARROW_PG_BIN", "")]
     on_path = shutil.which("initdb")
-    candidates += [str(Path(on_path).parent)] if on_path else []
+    candidates += [str(Path(on_path).resolve().parent)] if on_path else []
     candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=_version_key, reverse=True)
     for folder in filter(None, candidates):
         if (Path(folder) / "initdb").is_file() and (Path(folder) / "pg_ctl").is_file():

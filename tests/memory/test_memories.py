@@ -202,7 +202,8 @@ def test_the_index_follows_rows_written_by_hand(store: SessionStore, memories: M
 
 def test_the_tables_and_index_are_created_in_an_existing_database(db_file: Path) -> None:
     SessionStore.open(f"sqlite:///{db_file}").close()
-    with sqlite3.connect(db_file) as conn:  # as if the file came from a build without memories
+    with sqlite3.connect(db_file) as conn:  # as if the file came from a build without memories (or migrations)
+        conn.execute("DROP TABLE sparrow_alembic_version")
         conn.execute(f"DROP TABLE {FTS_TABLE}")
         conn.execute("DROP TABLE memories")
     reopened = MemoryStore.open(f"sqlite:///{db_file}")
