@@ -13,7 +13,7 @@ from agent_core.store import SessionNotFound
 from agent_core.transcript import TurnView
 from sparrow_ui import render
 from sparrow_ui.i18n import t
-from sparrow_ui.runs import decide, resume_interrupted, start_question, stop, watch
+from sparrow_ui.runs import active_run, decide, resume_interrupted, start_question, stop, watch
 from sparrow_ui.session_controls import session_controls
 from sparrow_ui.session_view import prices, session_view, with_live
 from sparrow_ui.sidebar import frame
@@ -32,7 +32,7 @@ except SessionNotFound:
     open_session(None)
     session_id, view = None, session_view(store, None)
 
-live = live_runs().active(session_id) if session_id else None
+live = active_run(store, session_id)  # started here, or live on another replica
 transcript, live_seen = with_live(view, live) if live else (view.transcript, 0)
 turns = transcript.turns
 selected = st.session_state.get("selected_run") or (turns[-1].run_id if turns else None)

@@ -44,6 +44,7 @@ from agent_core.store import (
     export_session,
     import_session,
 )
+from agent_core.store.runs import SessionBusy
 from agent_core.trace_export import (
     FORMATS,
     OtelExportError,
@@ -127,7 +128,7 @@ def store_errors() -> Iterator[None]:
     """Turn store failures into one-line CLI errors (unknown ids are usage errors)."""
     try:
         yield
-    except (SessionNotFound, SnapshotNotFound, NothingToResume, MemoryNotFound, MemoryRefused) as exc:
+    except (SessionNotFound, SnapshotNotFound, NothingToResume, MemoryNotFound, MemoryRefused, SessionBusy) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except (SessionFileError, SchemaVersionError) as exc:
         raise CliError(str(exc), EXIT_RUN_FAILED) from None
@@ -156,15 +157,16 @@ def recorded_ask(args: argparse.Namespace, cancel: CancelToken) -> Callable[[], 
             print(f"session: {session.id}", file=sys.stderr, flush=True)
         else:
             load_memory(agent, store.events(session.id))
-            if store.interrupted_run(session.id) is not None:
-                print(
-                    f"note: the last run of this session was interrupted; `sessions resume {session.id}` continues it",
-                    file=sys.stderr,
-                    flush=True,
-                )
+        interrupted = store.interrupted_run(session.id)
         connect_memory(agent, MemoryStore(store.engine), session_id=session.id)
-    session_id = session.id
-    return lambda: run_in_session(store, session_id, agent, args.question, cancel=cancel)
+        events = run_in_session(store, session.id, agent, args.question, cancel=cancel)  # claims the session now
+        if interrupted is not None:
+            print(
+                f"note: the last run of this session was interrupted; `sessions resume {session.id}` continues it",
+                file=sys.stderr,
+                flush=True,
+            )
+    return lambda: events
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -300,9 +302,9 @@ def cmd_resume(args: argparse.Namespace) -> int:
         if store.interrupted_run(args.id) is None:
             raise NothingToResume(f"session {args.id} has no interrupted run")
         agent = connect_memory(agent_from_args(args, session.config), MemoryStore(store.engine), session_id=args.id)
-    cancel = CancelToken()
-    run = with_sigint(cancel, lambda: resume_run(store, args.id, agent, cancel=cancel))
-    return report(run, as_json=args.json, approvals=approvals_of(args))
+        cancel = CancelToken()
+        events = resume_run(store, args.id, agent, cancel=cancel)  # claims the run now: refused if it is alive
+    return report(with_sigint(cancel, lambda: events), as_json=args.json, approvals=approvals_of(args))
 
 
 def cmd_export_trace(args: argparse.Namespace) -> int:
