@@ -31,6 +31,7 @@ from sqlmodel import Session, col, delete, select
 from agent_core.longterm.guard import MemoryRefused, check_memory, fold
 from agent_core.store.database import create_db_engine, lock_name, writer
 from agent_core.store.memory_index import has_fts, query_terms, search_statement
+from agent_core.store.memory_search_pg import postgresql_scores
 from agent_core.store.models import MemoryRow, SessionRow
 from agent_core.store.titles import UNTITLED
 
@@ -64,7 +65,7 @@ class MemoryRecord:
     source_title: str | None = None
     """That session's title, or None when there is no source session or it was deleted."""
     score: float | None = None
-    """Search results only: query terms found, plus a 0-1 relevance (BM25 / ts_rank)."""
+    """Search results only: query terms found, plus a 0-1 relevance (FTS5's BM25, the same on PostgreSQL)."""
     existing: bool = False
     """``add`` only: True when the same fact was already saved and that memory is returned instead."""
 
@@ -179,10 +180,13 @@ class MemoryStore:
             return []
         limit = min(limit, MAX_SEARCH_RESULTS)
         with Session(self.engine) as db:
-            statement = search_statement(
-                terms, check_scope(scope), limit, dialect=self.engine.dialect.name, fts=self._has_fts(db)
-            )
-            scores = {memory_id: float(score) for memory_id, score in db.exec(statement)}
+            if self.engine.dialect.name == "postgresql":
+                scores = postgresql_scores(db.connection(), terms, check_scope(scope), limit)
+            else:
+                statement = search_statement(
+                    terms, check_scope(scope), limit, dialect=self.engine.dialect.name, fts=self._has_fts(db)
+                )
+                scores = {memory_id: float(score) for memory_id, score in db.exec(statement)}
             rows = db.exec(_rows().where(col(MemoryRow.id).in_(scores))).all() if scores else []
         records = [replace(_record(*row), score=round(scores[row[0].id], 4)) for row in rows]
         return sorted(records, key=lambda r: (-(r.score or 0), -r.created_at, -r.id))

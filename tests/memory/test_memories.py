@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import text
-from sqlalchemy.dialects import postgresql
 
 from agent_core.longterm import MemoryNotFound, MemoryStore
 from agent_core.longterm import store as memories_module
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.store import SCHEMA_VERSION, SessionStore
-from agent_core.store.memory_index import FTS_TABLE, query_terms, search_statement
+from agent_core.store.memory_index import FTS_TABLE, query_terms
 from agent_core.store.models import TABLES
 
 
@@ -250,12 +249,3 @@ def test_concurrent_writers_of_the_same_fact_save_it_once(file_db_url: str) -> N
     assert len(results) == 8 and len(set(results)) == 1
     assert memories.count() == 1
     memories.close()
-
-
-def test_postgresql_ranks_with_ts_rank() -> None:
-    statement = search_statement(query_terms("AI lab 上海"), "default", 5, dialect="postgresql", fts=False)
-    sql = str(statement.compile(dialect=postgresql.dialect()))
-    assert "ts_rank(to_tsvector('simple'::regconfig, memories.text), websearch_to_tsquery('simple'::regconfig" in sql
-    assert "memories.text ILIKE '%%' ||" in sql and "ESCAPE '/'" in sql
-    assert "ORDER BY score DESC, memories.created_at DESC, memories.id DESC" in sql
-    assert "memories_fts" not in sql
