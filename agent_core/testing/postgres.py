@@ -52,8 +52,10 @@ def free_port() -> int:
 class Cluster:
     """One PostgreSQL server in a temporary folder; ``url(name)`` gives a SQLAlchemy URL for a database of it."""
 
-    def __init__(self, bin_dir: Path, *, user: str | None = None) -> None:
+    def __init__(self, bin_dir: Path, *, user: str | None = None, durable: bool = False) -> None:
         self.bin_dir = bin_dir
+        self.durable = durable
+        """False (tests): fsync off, faster; True (benchmarks): PostgreSQL's default, crash-safe settings."""
         self.port = free_port()
         self.os_user = user or os.environ.get("SPARROW_PG_USER") or "nobody"
         self.root = Path(tempfile.mkdtemp(prefix="sparrow-pg-"))
@@ -64,6 +66,10 @@ class Cluster:
         """``postgresql+psycopg://sparrow@127.0.0.1:PORT/database``."""
         return f"postgresql+psycopg://{SUPERUSER}@127.0.0.1:{self.port}/{database}"
 
+    def socket_url(self, database: str = "postgres") -> str:
+        """The same database over the server's Unix socket (no TCP)."""
+        return f"postgresql+psycopg://{SUPERUSER}@/{database}?host={self.root}&port={self.port}"
+
     def start(self) -> Cluster:
         """initdb and start the server; raises ClusterError (with the log's tail) if either fails."""
         if os.geteuid() == 0:
@@ -73,7 +79,8 @@ class Cluster:
         self.log.touch()
         if os.geteuid() == 0:
             os.chown(self.log, uid.pw_uid, uid.pw_gid)
-        options = f"-h 127.0.0.1 -p {self.port} -k {self.root} -c fsync=off -c full_page_writes=off"
+        options = f"-h 127.0.0.1 -p {self.port} -k {self.root}"
+        options += "" if self.durable else " -c fsync=off -c full_page_writes=off"
         self._run(
             "pg_ctl",
             "start",
