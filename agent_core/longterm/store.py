@@ -66,6 +66,8 @@ class MemoryRecord:
     """That session's title, or None when there is no source session or it was deleted."""
     score: float | None = None
     """Search results only: query terms found, plus a 0-1 relevance (FTS5's BM25, the same on PostgreSQL)."""
+    rank: int | None = None
+    """Search results only: 1 for the best match, 2 for the next... (what people are shown, not the score)."""
     existing: bool = False
     """``add`` only: True when the same fact was already saved and that memory is returned instead."""
 
@@ -86,6 +88,7 @@ class MemoryRecord:
             "source_title": self.source_title,
             "source_deleted": self.source_deleted,
             "score": self.score,
+            "rank": self.rank,
         }
 
 
@@ -174,7 +177,7 @@ class MemoryStore:
         return _record(*found)
 
     def search(self, query: str, scope: str = DEFAULT_SCOPE, limit: int = 5) -> builtins.list[MemoryRecord]:
-        """The scope's memories matching ``query``, best first, each with its ``score``."""
+        """The scope's memories matching ``query``, best first, each with its ``score`` and ``rank``."""
         terms = query_terms(query)
         if not terms.terms or limit < 1:
             return []
@@ -189,7 +192,8 @@ class MemoryStore:
                 scores = {memory_id: float(score) for memory_id, score in db.exec(statement)}
             rows = db.exec(_rows().where(col(MemoryRow.id).in_(scores))).all() if scores else []
         records = [replace(_record(*row), score=round(scores[row[0].id], 4)) for row in rows]
-        return sorted(records, key=lambda r: (-(r.score or 0), -r.created_at, -r.id))
+        ordered = sorted(records, key=lambda r: (-(r.score or 0), -r.created_at, -r.id))
+        return [replace(record, rank=i) for i, record in enumerate(ordered, start=1)]
 
     def list(self, scope: str = DEFAULT_SCOPE, *, limit: int | None = None) -> builtins.list[MemoryRecord]:
         """The scope's memories, newest first."""

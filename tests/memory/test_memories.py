@@ -105,6 +105,7 @@ def test_the_source_session_is_kept_when_that_session_is_deleted(store: SessionS
         "source_title": None,
         "source_deleted": True,
         "score": None,
+        "rank": None,
     }
 
 
@@ -129,6 +130,7 @@ def test_search_ranks_by_terms_found_then_bm25(library: MemoryStore) -> None:
     assert texts(found) == ["The user prefers green tea over coffee", "The user's favourite colours are blue and green"]
     assert found[0].score is not None and found[1].score is not None
     assert 2 < found[0].score < 3 and 1 < found[1].score < 2  # terms found + a BM25 fraction
+    assert [r.rank for r in found] == [1, 2]
 
 
 def test_search_matches_inside_words_and_ignores_case_and_stopwords(library: MemoryStore) -> None:
