@@ -15,7 +15,7 @@ from agent_core.approvals import Approvals
 from agent_core.events import Event, RunFinished
 from agent_core.limits import CancelToken
 from agent_core.store.codec import decode
-from agent_core.store.runs import RunOwner, RunOwners, events_after
+from agent_core.store.run_owners import RunOwner, RunOwners, events_after
 from agent_core.store.sessions import SessionStore
 
 

@@ -17,7 +17,7 @@ from agent_core.models.base import ChatModel
 from agent_core.protocols import PROTOCOLS
 from agent_core.store.recorder import record_events
 from agent_core.store.records import SessionConfig
-from agent_core.store.runs import RunOwners, owned
+from agent_core.store.run_owners import RunOwners, owned
 from agent_core.store.sessions import SessionStore
 from agent_core.tools import Tool
 

@@ -16,7 +16,7 @@ from agent_core.longterm.store import MemoryStore
 from agent_core.longterm.tools import bind_memory_tools
 from agent_core.sessions import agent_for_session, resume_run, run_in_session, split_at_run
 from agent_core.store import SessionStore
-from agent_core.store.runs import RunOwners
+from agent_core.store.run_owners import RunOwners
 from agent_core.tools import Tool
 from sparrow_ui.i18n import t
 from sparrow_ui.state import ModelConfig, live_runs

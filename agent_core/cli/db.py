@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from agent_core.cli.main import EXIT_OK, EXIT_RUN_FAILED
-from agent_core.cli.sessions import store_errors, subcommand
+from agent_core.cli.common import EXIT_OK, EXIT_RUN_FAILED, store_errors, subcommand
 from agent_core.store.database import schema_state, upgrade_database
 from agent_core.store.schema import SchemaState, head_revision
 

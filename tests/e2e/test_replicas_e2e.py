@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent_core.testing import FakeOpenAIServer
+from agent_core.testing.rule_llm import SLOW
 from tests.e2e.conftest import shot, streamlit_server, wait_for_app
-from tests.e2e.fake_llm import SLOW
 
 
 def in_chat(page, text: str):  # type: ignore[no-untyped-def]

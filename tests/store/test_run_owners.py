@@ -23,7 +23,7 @@ from agent_core.models.base import Message, ModelRequest
 from agent_core.sessions import NothingToResume, resume_run, run_in_session
 from agent_core.store import SessionStore
 from agent_core.store.models import RunOwnerRow
-from agent_core.store.runs import RunOwner, RunOwners, SessionBusy, replica_id, this_process
+from agent_core.store.run_owners import RunOwner, RunOwners, SessionBusy, replica_id, this_process
 from agent_core.testing import FunctionModel, Reply
 from tests.core.helpers import answer
 from tests.store.helpers import arithmetic_agent, run

@@ -26,13 +26,15 @@ SCHEMA_VERSION = 1
 
 def _tables() -> sa.MetaData:
     meta = sa.MetaData()
-    _cascade = sa.ForeignKey("sessions.id", ondelete="CASCADE")
-    sa.Table(
-        "sparrow_schema",
-        meta,
-        sa.Column("id", sa.Integer, primary_key=True),
-        sa.Column("version", sa.Integer, nullable=False),
-    )
+    version = sa.Column("version", sa.Integer, nullable=False)
+    sa.Table("sparrow_schema", meta, sa.Column("id", sa.Integer, primary_key=True), version)
+    _sessions_and_events(meta)
+    _snapshots(meta)
+    _memories(meta)
+    return meta
+
+
+def _sessions_and_events(meta: sa.MetaData) -> None:
     sa.Table(
         "sessions",
         meta,
@@ -55,6 +57,9 @@ def _tables() -> sa.MetaData:
         sa.Column("ts", sa.Float, nullable=False),
         sa.Column("payload", sa.Text, nullable=False),
     )
+
+
+def _snapshots(meta: sa.MetaData) -> None:
     sa.Table(
         "snapshots",
         meta,
@@ -69,6 +74,9 @@ def _tables() -> sa.MetaData:
         sa.Column("config", sa.JSON, nullable=False),
         sa.UniqueConstraint("session_id", "name"),
     )
+
+
+def _memories(meta: sa.MetaData) -> None:
     sa.Table(
         "memories",
         meta,
@@ -83,7 +91,6 @@ def _tables() -> sa.MetaData:
         sa.Index("ix_memories_scope_created", "scope", "created_at"),
         sqlite_autoincrement=True,
     )
-    return meta
 
 
 def upgrade() -> None:
