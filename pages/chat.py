@@ -11,7 +11,7 @@ from agent_core.store import SessionNotFound
 from sparrow_ui.conversation import conversation, recent_turns, trace_panel
 from sparrow_ui.i18n import t
 from sparrow_ui.live_turn import approval_boxes, follow, waiting
-from sparrow_ui.runs import resume_interrupted, start_question, stop
+from sparrow_ui.runs import active_run, resume_interrupted, start_question, stop
 from sparrow_ui.session_controls import session_controls
 from sparrow_ui.session_view import prices, session_view, with_live
 from sparrow_ui.sidebar import frame
@@ -27,7 +27,7 @@ except SessionNotFound:
     open_session(None)
     session_id, view = None, session_view(store, None)
 
-live = live_runs().active(session_id) if session_id else None
+live = active_run(store, session_id)  # started here, or live on another replica
 transcript, live_seen = with_live(view, live) if live else (view.transcript, 0)
 turns = transcript.turns
 shown = transcript.turn(live.run_id) if live else selected_turn(turns)

@@ -10,17 +10,31 @@ from agent_core.agent import Agent, new_run_id
 from agent_core.approvals import approval_key
 from agent_core.events import ApprovalRequested, Event
 from agent_core.limits import CancelToken
-from agent_core.live import LiveRun
+from agent_core.live import FollowedRun, LiveRun
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryStore
 from agent_core.longterm.tools import bind_memory_tools
-from agent_core.sessions import agent_for_session, config_from_agent, resume_run, split_at_run
-from agent_core.store import SessionStore, record_events
+from agent_core.sessions import agent_for_session, resume_run, run_in_session, split_at_run
+from agent_core.store import SessionStore
+from agent_core.store.run_owners import RunOwners
 from agent_core.tools import Tool
 from sparrow_ui.i18n import t
 from sparrow_ui.state import ModelConfig, live_runs
 
 WATCH_INTERVAL_S = 0.1
+
+
+def active_run(store: SessionStore, session_id: str | None) -> LiveRun | FollowedRun | None:
+    """The session's run in progress: started here, or owned by another replica and followed through the store.
+
+    A run whose owner stopped heartbeating is neither: the page then offers to resume it.
+    """
+    if session_id is None:
+        return None
+    if (local := live_runs().active(session_id)) is not None:
+        return local
+    owner = RunOwners(store.engine).live(session_id)
+    return FollowedRun(store, session_id, owner) if owner is not None and not owner.local else None
 
 
 def run_tools(store: SessionStore, session_id: str, config: ModelConfig) -> list[Tool]:
@@ -48,19 +62,18 @@ def session_agent(store: SessionStore, session_id: str, config: ModelConfig) -> 
 
 
 def start_question(store: SessionStore, session_id: str, config: ModelConfig, question: str) -> LiveRun:
-    """Run ``question`` in the session with the sidebar's configuration."""
+    """Run ``question`` in the session with the sidebar's configuration; SessionBusy if a run is live anywhere."""
     agent = session_agent(store, session_id, config)
-    store.update_config(session_id, config_from_agent(agent))
     run_id = new_run_id()
 
     def make(cancel: CancelToken) -> Iterator[Event]:
-        return record_events(store, session_id, agent.run(question, cancel=cancel, run_id=run_id))
+        return run_in_session(store, session_id, agent, question, cancel=cancel, run_id=run_id)
 
     return live_runs().start(session_id, make, run_id=run_id, approvals=agent.approvals)
 
 
 def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig, run_id: str) -> LiveRun:
-    """Continue the session's interrupted run after its last complete step."""
+    """Continue the session's interrupted run after its last complete step; SessionBusy if its owner is alive."""
     agent = session_agent(store, session_id, config)
     _, run_events = split_at_run(store.events(session_id), run_id)
 
@@ -70,7 +83,7 @@ def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig
     return live_runs().start(session_id, make, run_id=run_id, base=run_events, approvals=agent.approvals)
 
 
-def watch(live: LiveRun, redraw: Callable[[list[Event]], None], *, since: int = 0) -> None:
+def watch(live: LiveRun | FollowedRun, redraw: Callable[[list[Event]], None], *, since: int = 0) -> None:
     """Redraw as the run's events arrive, until it ends or asks for an approval (the page then reruns to ask).
 
     A click elsewhere interrupts this script run; the agent's run goes on in its thread.
@@ -92,7 +105,7 @@ def decide(live: LiveRun, run_id: str, step: int, call_id: str, approved: bool) 
     live.approvals.decide(approval_key(run_id, step, call_id), approved)
 
 
-def stop(live: LiveRun) -> None:
+def stop(live: LiveRun | FollowedRun) -> None:
     """Cancel the run (it ends with status ``cancelled``)."""
     live.cancel()
     st.toast(t("chat.stopping"), icon=":material/stop_circle:")

@@ -191,6 +191,22 @@ class MemoryRow(SQLModel, table=True):
     """Whose memory (OpenID Connect subject); None: saved without sign-in. Runs and pages see only their owner's."""
 
 
+class RunOwnerRow(SQLModel, table=True):
+    """The run in progress in a session, the process that owns it, and its heartbeat (one row per busy session)."""
+
+    __tablename__ = "run_owners"
+
+    session_id: str = Field(primary_key=True, foreign_key="sessions.id", ondelete="CASCADE", max_length=64)
+    """At most one run at a time per session: the primary key enforces it."""
+    run_id: str = Field(max_length=64)
+    owner: str = Field(max_length=200)
+    """``replica:pid`` of the process running it (the replica is ``$SPARROW_REPLICA_ID`` or the host name)."""
+    heartbeat: float
+    """Unix time the owner last said it is alive; a stale heartbeat means the owner died."""
+    cancel_requested: bool = False
+    """Set by any process (a Stop on another replica); the owner cancels the run when it sees it."""
+
+
 class RunRow(SQLModel, table=True):
     """Who started each run of a session (attribution); written with the run's ``run_started`` event."""
 
@@ -230,6 +246,7 @@ TABLES = [
     EventRow.__table__,
     SnapshotRow.__table__,
     MemoryRow.__table__,
+    RunOwnerRow.__table__,
     RunRow.__table__,
     ShareLinkRow.__table__,
 ]
