@@ -84,4 +84,3 @@ class Actor:
 
 LOCAL_ADMIN = Actor(None, is_admin=True)
 """Whoever runs Sparrow without sign-in (a laptop, the CLI on its own machine): sees and changes everything."""
-

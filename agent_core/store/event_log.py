@@ -58,7 +58,11 @@ class EventLog(StoreBase):
             if last is None:
                 raise NotYours(f"no session {session_id!r}")
             if started is not None and db.get(RunRow, (session_id, started.run_id)) is None:
-                db.add(RunRow(session_id=session_id, run_id=started.run_id, started_by=self.actor.label, started_at=started.ts))
+                db.add(
+                    RunRow(
+                        session_id=session_id, run_id=started.run_id, started_by=self.actor.label, started_at=started.ts
+                    )
+                )
             first = last - len(rows) + 1
             params = [
                 {"session_id": session_id, "seq": first + i, "run_id": r, "type": t, "ts": ts, "payload": p}

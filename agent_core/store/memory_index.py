@@ -19,7 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Float, Integer, case, func, literal, or_, select, text
+from sqlalchemy import Connection, Float, Integer, and_, case, func, literal, or_, select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql import ColumnElement, Select
 
@@ -130,8 +130,15 @@ def has_fts(conn: Connection) -> bool:
     return found.first() is not None
 
 
+def in_scope(scope: str, owner: str | None) -> ColumnElement[bool]:
+    """The memories of ``scope`` that belong to ``owner`` (None: those saved without sign-in)."""
+    memories = MemoryRow.__table__
+    owned = memories.c.owner.is_(None) if owner is None else memories.c.owner == owner
+    return and_(memories.c.scope == scope, owned)
+
+
 def search_statement(
-    terms: QueryTerms, scope: str, limit: int, *, dialect: str, fts: bool
+    terms: QueryTerms, scope: str, limit: int, *, dialect: str, fts: bool, owner: str | None = None
 ) -> Select[tuple[int, float]]:
     """``SELECT id, score`` of the scope's memories matching any term, best first (see the module docstring)."""
     memories = MemoryRow.__table__
@@ -153,7 +160,7 @@ def search_statement(
     score = (terms_found + relevance).label("score")
     return (
         query.add_columns(score)
-        .where(memories.c.scope == scope, or_(*matches))
+        .where(in_scope(scope, owner), or_(*matches))
         .order_by(score.desc(), memories.c.created_at.desc(), memories.c.id.desc())
         .limit(limit)
     )

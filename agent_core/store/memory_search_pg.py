@@ -15,7 +15,7 @@ import math
 from sqlalchemy import Connection, Integer, case, func, literal, or_, select
 from sqlalchemy.sql import ColumnElement
 
-from agent_core.store.memory_index import QueryTerms
+from agent_core.store.memory_index import QueryTerms, in_scope
 from agent_core.store.models import MemoryRow
 
 K1, B = 1.2, 0.75
@@ -23,13 +23,15 @@ K1, B = 1.2, 0.75
 _MEMORIES = MemoryRow.__table__
 
 
-def postgresql_scores(conn: Connection, terms: QueryTerms, scope: str, limit: int) -> dict[int, float]:
+def postgresql_scores(
+    conn: Connection, terms: QueryTerms, scope: str, limit: int, owner: str | None = None
+) -> dict[int, float]:
     """``{memory id: score}`` of the best ``limit`` matches in ``scope`` (see the module docstring)."""
     text = _MEMORIES.c.text
     found = [text.icontains(term, autoescape=True) for term in terms.terms]
     terms_found: ColumnElement[int] = sum((case((hit, 1), else_=0) for hit in found), literal(0))
     query = select(_MEMORIES.c.id, _MEMORIES.c.text, _MEMORIES.c.created_at, terms_found.label("found"))
-    candidates = conn.execute(query.where(_MEMORIES.c.scope == scope, or_(*found))).all()
+    candidates = conn.execute(query.where(in_scope(scope, owner), or_(*found))).all()
     if not candidates:
         return {}
     relevance = _bm25(conn, terms.indexed, {row.id: row.text for row in candidates})

@@ -20,9 +20,9 @@ from agent_core.store.dumps import Dumps
 from agent_core.store.models import SessionRow
 from agent_core.store.records import SessionConfig, SessionInfo
 from agent_core.store.runs import RunQueries
+from agent_core.store.share_links import ShareLinks
 from agent_core.store.snapshots import Snapshots
 from agent_core.store.titles import clean_title
-from agent_core.store.share_links import ShareLinks
 from agent_core.store.transactions import NotYours, SessionNotFound, SnapshotNotFound, new_id
 
 __all__ = ["NotYours", "SessionNotFound", "SessionStore", "SnapshotNotFound", "new_id"]

@@ -122,7 +122,9 @@ class ShareLinks(StoreBase):
             if row is None:
                 raise ShareLinkInvalid(f"no share link {link_id!r}")
             self._session(db, row.session_id, write=True)
-            statement = update(ShareLinkRow).where(col(ShareLinkRow.id) == link_id, col(ShareLinkRow.revoked_at).is_(None))
+            statement = update(ShareLinkRow).where(
+                col(ShareLinkRow.id) == link_id, col(ShareLinkRow.revoked_at).is_(None)
+            )
             db.exec(statement.values(revoked_at=time.time()))
             db.commit()
 

@@ -21,10 +21,19 @@ OWNED = ("sessions", "snapshots", "memories")
 
 
 def upgrade() -> None:
-    """Add the owner columns (with their indexes) and the ``runs`` and ``share_links`` tables."""
+    """Add the owner columns (with their indexes) and the ``runs`` and ``share_links`` tables, where missing."""
+    inspector = sa.inspect(op.get_bind())
     for table in OWNED:
-        op.add_column(table, sa.Column("owner", sa.String(200), nullable=True))
-        op.create_index(f"ix_{table}_owner", table, ["owner"])
+        if "owner" not in {c["name"] for c in inspector.get_columns(table)}:
+            op.add_column(table, sa.Column("owner", sa.String(200), nullable=True))
+            op.create_index(f"ix_{table}_owner", table, ["owner"])
+    if not inspector.has_table("runs"):
+        _create_runs()
+    if not inspector.has_table("share_links"):
+        _create_share_links()
+
+
+def _create_runs() -> None:
     op.create_table(
         "runs",
         sa.Column("session_id", sa.String(64), sa.ForeignKey("sessions.id", ondelete="CASCADE"), primary_key=True),
@@ -32,6 +41,9 @@ def upgrade() -> None:
         sa.Column("started_by", sa.String(200), nullable=False),
         sa.Column("started_at", sa.Float, nullable=False),
     )
+
+
+def _create_share_links() -> None:
     op.create_table(
         "share_links",
         sa.Column("id", sa.String(64), primary_key=True),
