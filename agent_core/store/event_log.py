@@ -25,7 +25,7 @@ _RESERVE = (
     .returning(_SESSIONS.c.last_seq)
 )
 _RESERVE_TITLED = _RESERVE.values(title=func.coalesce(_SESSIONS.c.title, bindparam("new_title")))
-_OWNED = _SESSIONS.c.owner == bindparam("owner")
+_OWNED = _SESSIONS.c.owner == bindparam("actor")
 """Added to the reserve statement for an actor who is not an admin: only their own sessions take events."""
 INSERT_EVENTS = insert(_EVENTS)
 STORED_COLUMNS = tuple(_EVENTS.c[name] for name in StoredEvent._fields)
@@ -52,7 +52,7 @@ class EventLog(StoreBase):
         if started is not None:
             reserve["new_title"] = self._redact(title_from_question(started.question))
         if not self.actor.is_admin:
-            statement, reserve["owner"] = statement.where(_OWNED), self.actor.owner
+            statement, reserve["actor"] = statement.where(_OWNED), self.actor.owner
         with self._write() as db:
             last = db.exec(statement, params=reserve).scalar()
             if last is None:
