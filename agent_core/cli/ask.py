@@ -70,7 +70,7 @@ def recorded_ask(args: argparse.Namespace, cancel: CancelToken) -> Callable[[], 
         else:
             load_memory(agent, store.events(session.id))
         interrupted = store.interrupted_run(session.id)
-        connect_memory(agent, MemoryStore(store.engine), session_id=session.id)
+        connect_memory(agent, MemoryStore(store.engine, actor=store.actor), session_id=session.id)
         events = run_in_session(store, session.id, agent, args.question, cancel=cancel)  # claims the session now
         if interrupted is not None:
             print(

@@ -18,6 +18,9 @@ from agent_core.longterm.store import MemoryNotFound
 from agent_core.models import ModelError, OpenAIChatModel
 from agent_core.sessions import NothingToResume, protocol_from_config, settings_from_config
 from agent_core.store import (
+    LOCAL_ADMIN,
+    Actor,
+    ReadOnly,
     SchemaVersionError,
     SessionConfig,
     SessionFileError,
@@ -25,6 +28,7 @@ from agent_core.store import (
     SessionStore,
     SnapshotNotFound,
 )
+from agent_core.store.access import admins, signed_in
 from agent_core.store.run_owners import SessionBusy
 from agent_core.tools import Tool
 
@@ -107,10 +111,27 @@ def approvals_of(args: argparse.Namespace) -> Approvals:
 
 
 def add_db_option(parser: argparse.ArgumentParser) -> None:
-    """``--db URL``: the database (default ``$DATABASE_URL``, else ``$SPARROW_DATA_DIR/sparrow.db``)."""
+    """``--db URL``: the database (default ``$DATABASE_URL``, else ``$SPARROW_DATA_DIR/sparrow.db``); ``--user``."""
     parser.add_argument(
         "--db", metavar="URL", help="SQLAlchemy database URL (default: $DATABASE_URL or $SPARROW_DATA_DIR/sparrow.db)"
     )
+    parser.add_argument(
+        "--user",
+        metavar="SUBJECT",
+        help="act as this user (their sign-in subject): see and change only their sessions and memories "
+        "(an admin if listed in $SPARROW_ADMINS); without it, act as the admin of this machine",
+    )
+
+
+def actor_of(args: argparse.Namespace) -> Actor:
+    """``--user SUBJECT`` as a user (an admin if listed in ``$SPARROW_ADMINS``), else the local admin."""
+    subject = getattr(args, "user", None)
+    if subject is None:
+        return LOCAL_ADMIN
+    try:
+        return signed_in(subject, None, admins())
+    except ValueError as exc:
+        raise CliError(f"--user: {exc}") from None
 
 
 def subcommand(
@@ -131,7 +152,15 @@ def store_errors() -> Iterator[None]:
     """Turn store failures into one-line CLI errors (unknown ids are usage errors)."""
     try:
         yield
-    except (SessionNotFound, SnapshotNotFound, NothingToResume, MemoryNotFound, MemoryRefused, SessionBusy) as exc:
+    except (
+        SessionNotFound,
+        SnapshotNotFound,
+        NothingToResume,
+        MemoryNotFound,
+        MemoryRefused,
+        SessionBusy,
+        ReadOnly,
+    ) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except (SessionFileError, SchemaVersionError) as exc:
         raise CliError(str(exc), EXIT_RUN_FAILED) from None
@@ -146,4 +175,4 @@ def open_store(args: argparse.Namespace) -> SessionStore:
     """The store for ``--db`` (or the default); the API key in use is redacted should it ever turn up."""
     secrets = [getattr(args, "api_key", None), os.environ.get("OPENAI_API_KEY")]
     with store_errors():
-        return SessionStore.open(args.db, secrets=secrets)
+        return SessionStore.open(args.db, secrets=secrets).acting_as(actor_of(args))

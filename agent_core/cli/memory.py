@@ -49,7 +49,8 @@ def _command(
 
 def open_memories(args: argparse.Namespace) -> MemoryStore:
     """The memory store in the database of ``--db`` (or the default one)."""
-    return MemoryStore(open_store(args).engine)
+    store = open_store(args)
+    return MemoryStore(store.engine, actor=store.actor)
 
 
 def _scope(args: argparse.Namespace) -> str:

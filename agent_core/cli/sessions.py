@@ -227,7 +227,9 @@ def cmd_resume(args: argparse.Namespace) -> int:
         session = store.get_session(args.id)
         if store.interrupted_run(args.id) is None:
             raise NothingToResume(f"session {args.id} has no interrupted run")
-        agent = connect_memory(agent_from_args(args, session.config), MemoryStore(store.engine), session_id=args.id)
+        agent = connect_memory(
+            agent_from_args(args, session.config), MemoryStore(store.engine, actor=store.actor), session_id=args.id
+        )
         cancel = CancelToken()
         events = resume_run(store, args.id, agent, cancel=cancel)  # claims the run now: refused if it is alive
     return report(with_sigint(cancel, lambda: events), as_json=args.json, approvals=approvals_of(args))

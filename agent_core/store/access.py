@@ -14,6 +14,8 @@ so a refusal tells nothing about another user's session, not even that it exists
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 OWNER_MAX_CHARS = 200
@@ -84,3 +86,16 @@ class Actor:
 
 LOCAL_ADMIN = Actor(None, is_admin=True)
 """Whoever runs Sparrow without sign-in (a laptop, the CLI on its own machine): sees and changes everything."""
+
+
+def admins(configured: Iterable[str] | str | None = None) -> frozenset[str]:
+    """Admin emails and subjects: ``configured`` (a list or a comma-separated string) and ``$SPARROW_ADMINS``."""
+    values = [configured] if isinstance(configured, str) else list(configured or [])
+    values.append(os.environ.get("SPARROW_ADMINS", ""))
+    return frozenset(p.strip().lower() for v in values for p in str(v).split(",") if p.strip())
+
+
+def signed_in(subject: str, email: str | None, admin_list: frozenset[str]) -> Actor:
+    """The actor for a signed-in user; an admin when their email or subject is in ``admin_list`` (case-insensitive)."""
+    ids = {subject.lower(), (email or "").lower()} - {""}
+    return Actor.user(subject, email, is_admin=bool(ids & admin_list))
