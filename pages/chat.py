@@ -8,6 +8,7 @@ import streamlit as st
 
 from agent_core.models import ModelError
 from agent_core.store import SessionNotFound
+from sparrow_ui.auth import read_only
 from sparrow_ui.conversation import conversation, recent_turns, trace_panel
 from sparrow_ui.i18n import t
 from sparrow_ui.live_turn import approval_boxes, follow, waiting
@@ -31,7 +32,9 @@ live = active_run(store, session_id)  # started here, or live on another replica
 transcript, live_seen = with_live(view, live) if live else (view.transcript, 0)
 turns = transcript.turns
 shown = transcript.turn(live.run_id) if live else selected_turn(turns)
-session_controls(store, view, busy=live is not None)
+viewing = read_only()
+if not viewing:
+    session_controls(store, view, busy=live is not None)
 if flash := st.session_state.pop("flash", None):
     st.success(flash)
 
@@ -51,7 +54,7 @@ with chat_column:
         live_run_id=live.run_id if live else None,
         under_live=partial(approval_boxes, live) if live else None,
     )
-    interrupted = None if live or view.info is None else store.interrupted_run(view.info.id)
+    interrupted = None if live or viewing or view.info is None else store.interrupted_run(view.info.id)
     if interrupted is not None:
         st.warning(t("chat.interrupted"))
         if st.button(t("chat.resume"), icon=":material/replay:", disabled=not config.configured):
@@ -61,7 +64,11 @@ with chat_column:
                 st.error(str(exc))
             else:
                 st.rerun()
-    if live is not None and st.button(t("chat.stop"), icon=":material/stop_circle:", key="stop", type="primary"):
+    if (
+        live is not None
+        and not viewing
+        and st.button(t("chat.stop"), icon=":material/stop_circle:", key="stop", type="primary")
+    ):
         stop(live)
 
 with trace_column:
@@ -71,11 +78,13 @@ with trace_column:
         metrics = view.run_metrics.get(shown.run_id) if shown else None
         trace_panel(shown, number, metrics, prices(), live=live is not None)
 
-question = st.chat_input(
-    t("chat.placeholder") if config.configured else t("chat.placeholder_off"),
-    disabled=live is not None or not config.configured,
-    key="question",
-)
+question = None
+if not viewing:
+    question = st.chat_input(
+        t("chat.placeholder") if config.configured else t("chat.placeholder_off"),
+        disabled=live is not None or not config.configured,
+        key="question",
+    )
 if question and question.strip():
     try:
         if view.info is None:

@@ -10,6 +10,7 @@ from agent_core.longterm.guard import MAX_CHARS, MemoryRefused
 from agent_core.longterm.store import DEFAULT_SCOPE, MemoryStore, default_scope
 from sparrow_ui.i18n import t
 from sparrow_ui.memory_cards import memory_card, save_fact
+from sparrow_ui.ownership import claim_memories
 from sparrow_ui.sidebar import frame
 from sparrow_ui.state import get_store
 
@@ -18,7 +19,8 @@ SHOWN = 200
 
 
 frame()
-memories = MemoryStore(get_store().engine)
+store = get_store()
+memories = MemoryStore(store.engine, actor=store.actor)
 st.header(t("nav.memory"))
 st.caption(t("memory.intro"))
 try:
@@ -54,6 +56,7 @@ if query:
 else:
     total = memories.count(scope)
     st.caption(t("memory.count_one" if total == 1 else "memory.count", count=total, scope=scope))
+    claim_memories(memories)
 if not records:
     st.info(t("memory.no_match") if query else t("memory.none"))
 for item in records:

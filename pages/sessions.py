@@ -9,6 +9,7 @@ import streamlit as st
 from agent_core.formatting import format_timestamp
 from agent_core.store import SessionNotFound, SnapshotNotFound
 from sparrow_ui.i18n import t
+from sparrow_ui.ownership import owner_note, share_menu
 from sparrow_ui.sidebar import frame
 from sparrow_ui.state import get_store, live_runs, open_in_chat
 
@@ -25,6 +26,9 @@ for info in sessions:
         top.markdown(f"**{info.title}**")
         model = info.config.model or "—"
         top.caption(f"{format_timestamp(info.updated_at)} · {model} · {info.config.protocol} · `{info.id}`")
+        with top:
+            owner_note(store, info)
+            share_menu(store, info)
         left, middle, right = actions.columns(3)
         if left.button(t("session.open"), key=f"open_{info.id}", type="primary"):
             open_in_chat(info.id)

@@ -7,6 +7,7 @@ import streamlit as st
 from agent_core.store import SessionNotFound
 from agent_core.timeline import build_timeline
 from sparrow_ui import charts, exports, inspector, overview, replay
+from sparrow_ui.auth import read_only
 from sparrow_ui.i18n import t
 from sparrow_ui.session_view import prices, session_view
 from sparrow_ui.sidebar import frame
@@ -28,7 +29,7 @@ try:
 except SessionNotFound:
     st.warning(t("session.not_found", id=session_id))
     st.stop()
-if view.info is not None:
+if view.info is not None and not read_only():
     with export_column.popover(t("traces.export.button"), icon=":material/ios_share:", width="stretch"):
         exports.export_menu(store, view.info, prices())
 if chat_column.button(t("traces.open_chat"), icon=":material/chat:", key="open_chat", width="stretch"):
@@ -54,6 +55,8 @@ if run_tab.open:
     with run_tab:
         metrics = view.run_metrics[turn.run_id]
         inspector.run_summary(metrics, overview.run_status(turn, live_run_id))
+        if starter := store.run_starters(session_id).get(turn.run_id):
+            st.caption(f":material/person: {t('traces.started_by', who=starter)}")
         if turn.status is None and turn.run_id != live_run_id:
             st.warning(t("chat.interrupted"), icon=":material/warning:")
         timeline = build_timeline(run_events)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from sparrow_ui.strings_access import STRINGS as ACCESS_STRINGS
 from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 
@@ -85,8 +86,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "session.deleted": {"en": "Session deleted.", "zh": "会话已删除。"},
     "session.none": {"en": "No saved sessions yet.", "zh": "还没有保存的会话。"},
     "session.not_found": {
-        "en": "Session {id} does not exist (it may have been deleted). A new chat was started.",
-        "zh": "会话 {id} 不存在（可能已被删除），已开始新的对话。",
+        "en": "Session {id} does not exist, or it is not yours. A new chat was started.",
+        "zh": "会话 {id} 不存在，或者不属于你。已开始新的对话。",
     },
     "session.snapshots": {"en": "Snapshots", "zh": "快照"},
     "session.turns": {"en": "{count} turns", "zh": "{count} 轮"},
@@ -178,6 +179,7 @@ STRINGS: dict[str, dict[str, str]] = {
 
 STRINGS.update(TRACES_STRINGS)
 STRINGS.update(MEMORY_STRINGS)
+STRINGS.update(ACCESS_STRINGS)
 
 
 def lang() -> str:

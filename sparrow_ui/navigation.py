@@ -16,6 +16,7 @@ import threading
 
 import streamlit as st
 
+from sparrow_ui.auth import read_only
 from sparrow_ui.i18n import t
 
 _navigated = threading.Event()
@@ -23,14 +24,18 @@ _navigated = threading.Event()
 
 
 def pages() -> list[st.Page]:
-    """The page scripts in pages/, with their titles in the UI language; Chat is the home page."""
-    return [
+    """The page scripts in pages/, with their titles in the UI language; Chat is the home page.
+
+    A share link's tab gets only Chat and Traces.
+    """
+    every = [
         st.Page("pages/chat.py", title=t("nav.chat"), icon=":material/chat:", default=True),
         st.Page("pages/sessions.py", title=t("nav.sessions"), icon=":material/folder_open:"),
         st.Page("pages/traces.py", title=t("nav.traces"), icon=":material/timeline:"),
         st.Page("pages/memory.py", title=t("nav.memory"), icon=":material/psychology_alt:"),
         st.Page("pages/tools.py", title=t("nav.tools"), icon=":material/handyman:"),
     ]
+    return [every[0], every[2]] if read_only() else every
 
 
 def navigation() -> st.Page:

@@ -44,7 +44,9 @@ def run_tools(store: SessionStore, session_id: str, config: ModelConfig) -> list
     Memory page says why.
     """
     try:
-        return bind_memory_tools(config.selected_tools(), MemoryStore(store.engine), session_id=session_id)
+        return bind_memory_tools(
+            config.selected_tools(), MemoryStore(store.engine, actor=store.actor), session_id=session_id
+        )
     except MemoryRefused:
         return config.selected_tools()
 

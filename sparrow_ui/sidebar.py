@@ -8,10 +8,14 @@ import streamlit as st
 
 from agent_core.models import DEFAULT_MODEL, ModelError
 from agent_core.providers import PROVIDERS, guess_provider, provider
+from sparrow_ui.auth import gate, read_only
 from sparrow_ui.i18n import LANGUAGES, t
 from sparrow_ui.navigation import through_app
-from sparrow_ui.state import ModelConfig, available_tools, secret_key
+from sparrow_ui.state import ModelConfig, available_tools, secret_key, shared_store
 from sparrow_ui.widgets import translated_radio
+
+VIEW_ONLY = ModelConfig("", None, "", None, "react", 1, 0.0, ())
+"""A share link's tab: no model, so nothing can be run (and no settings are drawn)."""
 
 
 def frame() -> ModelConfig:
@@ -20,8 +24,9 @@ def frame() -> ModelConfig:
     Returns the model configuration.
     """
     through_app()
+    gate(shared_store())
     language_picker()
-    return model_settings()
+    return VIEW_ONLY if read_only() else model_settings()
 
 
 def language_picker() -> None:

@@ -15,6 +15,7 @@ from agent_core.models import OpenAIChatModel
 from agent_core.store import SessionStore
 from agent_core.tools import Tool
 from agent_core.transcript import TurnView
+from sparrow_ui.auth import SHARE_PARAM, current_actor, share_token
 
 SESSION_PARAM = "session"
 """The query parameter that holds the open session: the URL owns it, everything else derives from it."""
@@ -23,9 +24,15 @@ _SELECTED_RUN = "selected_run"
 
 
 @st.cache_resource(show_spinner=False)
-def get_store() -> SessionStore:
-    """The session store for this server process ($DATABASE_URL or ./data/sparrow.db)."""
+def shared_store() -> SessionStore:
+    """The session store for this server process ($DATABASE_URL or ./data/sparrow.db), acting as the local admin."""
     return SessionStore.open(secrets=[os.environ.get("OPENAI_API_KEY")])
+
+
+def get_store() -> SessionStore:
+    """The store acting for this tab's user (see ``auth.current_actor``): it shows and changes only theirs."""
+    store = shared_store()
+    return store.acting_as(current_actor(store))
 
 
 @st.cache_resource(show_spinner=False)
@@ -93,8 +100,12 @@ def secret_key() -> str | None:
 def current_session_id() -> str | None:
     """The session open in this tab: the URL's ``?session=`` (a refresh or a shared link reopens it).
 
-    Streamlit's page navigation drops query parameters; the tab's copy of the last one puts it back.
+    Streamlit's page navigation drops query parameters; the tab's copy of the last one puts it back. A share
+    link's tab always shows the link's session.
     """
+    actor = get_store().actor
+    if actor.shared_session is not None and st.query_params.get(SESSION_PARAM) != actor.shared_session:
+        st.query_params[SESSION_PARAM] = actor.shared_session
     if SESSION_PARAM not in st.query_params and st.session_state.get(_URL_COPY):
         st.query_params[SESSION_PARAM] = st.session_state[_URL_COPY]
     return _copy_url()
@@ -111,7 +122,12 @@ def open_session(session_id: str | None) -> None:
 
 def open_in_chat(session_id: str) -> None:
     """Go to the Chat page with ``session_id`` open (in the URL, which the Chat page then follows)."""
-    st.switch_page("pages/chat.py", query_params={SESSION_PARAM: session_id})
+    st.switch_page("pages/chat.py", query_params={SESSION_PARAM: session_id, **_share_param()})
+
+
+def _share_param() -> dict[str, str]:
+    token = share_token()
+    return {SHARE_PARAM: token} if token else {}
 
 
 def _copy_url() -> str | None:

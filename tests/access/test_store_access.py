@@ -70,11 +70,11 @@ def test_each_user_lists_opens_and_changes_only_their_own_sessions(store: Sessio
         lambda sid: list(run_in_session(bob, sid, arithmetic_agent(), "What is 1+1?")),
     ]
     for call in calls:
-        assert refusal(lambda: call(mine.id)) == refusal(lambda: call(missing)).replace(missing, mine.id)
+        assert refusal(lambda c=call: c(mine.id)) == refusal(lambda c=call: c(missing)).replace(missing, mine.id)
     with pytest.raises(NotYours):
         bob.get_session(mine.id)
     for call in (bob.get_snapshot, bob.snapshot_events, bob.fork_snapshot, bob.delete_snapshot):
-        assert refusal(lambda: call(snapshot.id)) == f"no snapshot {snapshot.id!r}"
+        assert refusal(lambda c=call: c(snapshot.id)) == f"no snapshot {snapshot.id!r}"
     assert alice.get_session(mine.id).title == "Alice's plan" and len(alice.events(mine.id)) > 3
     assert [s.name for s in alice.list_snapshots(mine.id)] == ["v1"]
 

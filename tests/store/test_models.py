@@ -28,7 +28,10 @@ def test_file_records_are_the_tables_without_store_bookkeeping() -> None:
     assert list(FileSession.model_fields) == [
         "id", "title", "created_at", "updated_at", "parent_id", "forked_from", "config"
     ]  # fmt: skip
-    assert set(columns(SessionRow)) - set(SessionRecord.model_fields) == {"last_seq", "owner"}  # owner: an imported file becomes the importer's
+    assert set(columns(SessionRow)) - set(SessionRecord.model_fields) == {
+        "last_seq",
+        "owner",
+    }  # owner: an imported file becomes the importer's
     assert list(FileSnapshot.model_fields) == list(SnapshotRecord.model_fields)
     assert set(columns(SnapshotRow)) - set(SnapshotRecord.model_fields) == {"session_id", "owner"}
     assert list(SessionDump.model_fields) == [*SessionRecord.model_fields, "events", "snapshots"]
