@@ -44,7 +44,9 @@ def store() -> Iterator[SessionStore]:
     opened.close()
 
 
-def app(monkeypatch: pytest.MonkeyPatch, user: dict[str, Any] | None, page: str | None = None, **params: str) -> AppTest:
+def app(
+    monkeypatch: pytest.MonkeyPatch, user: dict[str, Any] | None, page: str | None = None, **params: str
+) -> AppTest:
     """The app with ``[auth]`` configured and ``user`` signed in (None: nobody), run once."""
     monkeypatch.setattr(auth, "user_claims", lambda: user)
     at = AppTest.from_file(APP, default_timeout=30)

@@ -68,10 +68,16 @@ def _wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float = 6
 
 @contextlib.contextmanager
 def streamlit_server(
-    fake: FakeOpenAIServer, data_dir: Path, log_path: Path, environment: dict[str, str] | None = None
+    fake: FakeOpenAIServer,
+    data_dir: Path,
+    log_path: Path,
+    environment: dict[str, str] | None = None,
+    *,
+    port: int | None = None,
+    options: tuple[str, ...] = (),
 ) -> Iterator[str]:
-    """``streamlit run app.py`` on a free port, pointed at ``fake``, its own data directory, plus ``environment``."""
-    port = _free_port()
+    """``streamlit run app.py`` on ``port`` (or a free one) with ``fake``, its data dir, ``environment`` and ``options``."""
+    port = port or _free_port()
     env = {
         **os.environ,
         "OPENAI_BASE_URL": fake.base_url,
@@ -83,7 +89,7 @@ def streamlit_server(
     env.pop("DATABASE_URL", None)
     env.update(environment or {})
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-    command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
+    command += ["--server.address", "127.0.0.1", "--server.headless", "true", *options]
     with log_path.open("wb") as log:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"

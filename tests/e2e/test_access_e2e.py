@@ -1,0 +1,158 @@
+"""Sign-in with a real OpenID Connect provider (oidc-provider-mock on 127.0.0.1), in a real browser.
+
+Two users sign in through the provider's own authorization form; neither can list, open by URL, export or
+resume the other's sessions, nor read the other's memories; a share link shows a session read-only to someone
+not signed in and stops working once revoked; Sign out signs out.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+import werkzeug.serving
+
+from agent_core.testing import FakeOpenAIServer
+from tests.e2e.conftest import _free_port, shot, streamlit_server, wait_for_app
+
+SIX_BY_SEVEN = "What is 6*7?"
+ANSWER = "The result is 42."
+
+
+@pytest.fixture(scope="module")
+def provider() -> Iterator[str]:
+    """oidc-provider-mock's Flask app served on 127.0.0.1 in a thread; its issuer URL."""
+    oidc_provider_mock = pytest.importorskip("oidc_provider_mock")
+    server = werkzeug.serving.make_server("127.0.0.1", 0, oidc_provider_mock.app(), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def auth_app(fake_llm: FakeOpenAIServer, provider: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app with an ``[auth]`` section pointing at the provider (its own data directory and secrets file)."""
+    port = _free_port()
+    secrets = tmp_path_factory.mktemp("auth-secrets") / "secrets.toml"
+    secrets.write_text(
+        "[auth]\n"
+        f'redirect_uri = "http://127.0.0.1:{port}/oauth2callback"\n'
+        'cookie_secret = "e2e-cookie-secret-0123456789abcdef"\n'
+        'client_id = "sparrow-e2e"\n'
+        'client_secret = "sparrow-e2e-secret"\n'
+        f'server_metadata_url = "{provider}/.well-known/openid-configuration"\n',
+        encoding="utf-8",
+    )
+    logs = tmp_path_factory.mktemp("auth-logs") / "streamlit.log"
+    options = ("--secrets.files", str(secrets))
+    with streamlit_server(fake_llm, tmp_path_factory.mktemp("auth-data"), logs, port=port, options=options) as url:
+        yield url
+
+
+def sign_in(browser, url: str, user: str):  # type: ignore[no-untyped-def]
+    """A fresh browser context signed in as ``user`` (the provider's form); returns its page."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    page.goto(url)
+    page.get_by_role("heading", name="Sign in to Sparrow").wait_for()
+    page.get_by_role("button", name="Sign in").click()
+    page.locator('input[name="sub"]').fill(user)
+    page.get_by_role("button", name="Authorize").click()
+    page.get_by_text(f"Signed in as {user}").wait_for()
+    wait_for_app(page)
+    return page
+
+
+def ask(page, question: str) -> None:  # type: ignore[no-untyped-def]
+    box = page.get_by_placeholder("Ask anything…")
+    box.fill(question)
+    box.press("Enter")
+    page.get_by_role("group", name="Chat message from assistant").get_by_text(ANSWER).wait_for()
+    wait_for_app(page)
+
+
+def test_two_users_see_only_their_own_work_and_sign_out(browser, auth_app: str) -> None:  # type: ignore[no-untyped-def]
+    alice = sign_in(browser, auth_app, "alice@example.com")
+    shot(alice, "access_01_signed_in")
+    ask(alice, SIX_BY_SEVEN)
+    alice_url = alice.url
+    assert "session=ses_" in alice_url
+    alice.goto(f"{auth_app}/memory")
+    wait_for_app(alice)
+    alice.get_by_label("Fact").fill("Alice's favourite tea is sencha")
+    alice.get_by_role("button", name="Save").click()
+    alice.get_by_text("Alice's favourite tea is sencha").first.wait_for()
+
+    bob = sign_in(browser, auth_app, "bob@example.com")
+    bob.goto(f"{auth_app}/sessions")
+    wait_for_app(bob)
+    bob.get_by_text("No saved sessions yet.").wait_for()
+    bob.goto(alice_url.replace(alice_url.split("?")[0], f"{auth_app}/"))  # Alice's session by its URL
+    wait_for_app(bob)
+    bob.get_by_text("does not exist, or it is not yours").wait_for()
+    assert bob.get_by_text(SIX_BY_SEVEN).count() == 0
+    assert bob.get_by_role("button", name="Download session").count() == 0
+    assert bob.get_by_role("button", name="Resume the run").count() == 0
+    bob.goto(f"{auth_app}/memory")
+    wait_for_app(bob)
+    bob.get_by_text("No memories in this scope yet", exact=False).first.wait_for()
+    assert bob.get_by_text("sencha").count() == 0
+    shot(bob, "access_02_bob_sees_nothing_of_alice")
+
+    bob.get_by_role("button", name="Sign out").click()
+    bob.get_by_role("button", name="End session").click()  # the provider's own sign-out page
+    bob.get_by_role("heading", name="Sign in to Sparrow").wait_for()
+    bob.goto(f"{auth_app}/sessions")  # signed out everywhere in the app, not just on one page
+    bob.get_by_role("heading", name="Sign in to Sparrow").wait_for()
+    shot(bob, "access_03_signed_out")
+    alice.context.close()
+    bob.context.close()
+
+
+def test_a_share_link_is_read_only_and_stops_once_revoked(browser, auth_app: str) -> None:  # type: ignore[no-untyped-def]
+    owner = sign_in(browser, auth_app, "carol@example.com")
+    ask(owner, SIX_BY_SEVEN)
+    owner.goto(f"{auth_app}/sessions")
+    wait_for_app(owner)
+    owner.get_by_role("button", name="Share").first.click()
+    owner.get_by_text("Anyone with the link (no sign-in)").click()
+    owner.get_by_role("button", name="Create link").click()
+    link = owner.locator("code").filter(has_text="?share=").first.inner_text().strip()
+    assert link.startswith(f"{auth_app}/?share=")
+
+    guest = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    guest.set_default_timeout(30_000)
+    guest.goto(link)
+    wait_for_app(guest)
+    guest.get_by_text("viewing a shared session, read-only").wait_for()
+    guest.get_by_text(SIX_BY_SEVEN).first.wait_for()
+    shot(guest, "access_04_shared_chat")
+    guest.get_by_role("group", name="Chat message from assistant").get_by_text(ANSWER).wait_for()
+    guest.get_by_role("link", name="Traces").click()
+    wait_for_app(guest)
+    guest.get_by_text("Step 1 · calculator").first.wait_for()  # the trace, of the shared session
+    assert guest.get_by_role("button", name="Export").count() == 0
+    guest.get_by_role("tab", name="Replay").click()
+    guest.locator(".st-key-replay_end button").first.click()  # "Jump to the end"
+    guest.get_by_text(ANSWER).first.wait_for()  # the replay plays the shared run
+    wait_for_app(guest)
+    shot(guest, "access_04b_shared_replay")
+    guest.get_by_role("link", name="Chat").click()
+    wait_for_app(guest)
+    guest.get_by_text("viewing a shared session, read-only").wait_for()
+    assert guest.get_by_placeholder("Ask anything…").count() == 0
+    assert guest.get_by_role("button", name="New chat").count() == 0
+    assert guest.get_by_role("link", name="Sessions").count() == 0
+
+    owner.get_by_role("button", name="Revoke").first.click()
+    wait_for_app(owner)
+    guest.goto(link)
+    wait_for_app(guest)
+    guest.get_by_text("This share link is not valid").wait_for()
+    assert guest.get_by_text(SIX_BY_SEVEN).count() == 0
+    shot(guest, "access_05_revoked")
+    guest.context.close()
+    owner.context.close()
