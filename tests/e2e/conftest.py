@@ -76,7 +76,7 @@ def streamlit_server(
     port: int | None = None,
     options: tuple[str, ...] = (),
 ) -> Iterator[str]:
-    """``streamlit run app.py`` on ``port`` (or a free one), using ``fake``, ``data_dir``, ``environment``, ``options``."""
+    """``streamlit run app.py`` on ``port`` (or a free one) with ``fake``, ``data_dir``, ``environment``, options."""
     port = port or _free_port()
     env = {
         **os.environ,
