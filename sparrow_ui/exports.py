@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from agent_core.attribution import attribute
 from agent_core.pricing import PriceTable
 from agent_core.store import SessionInfo, SessionStore
 from agent_core.trace_export import (
@@ -52,8 +53,10 @@ def exporter(
         if fmt == "otel":
             return export_trace(events, "otel", session_id=session_id, prices=prices, include_content=content, indent=2)
         if fmt == "md":
-            return export_trace(events, "md", title=title, prices=prices)
-        return export_trace(events, "jsonl")
+            return attribute(
+                export_trace(events, "md", title=title, prices=prices), fmt, store.run_starters(session_id)
+            )
+        return attribute(export_trace(events, "jsonl"), fmt, store.run_starters(session_id))
 
     return export
 

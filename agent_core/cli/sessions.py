@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from agent_core.attribution import attribute
 from agent_core.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
@@ -237,8 +238,10 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 def cmd_export_trace(args: argparse.Namespace) -> int:
     """Write the trace; with --format otel and OTEL_EXPORTER_OTLP_ENDPOINT set, also send it there."""
+    store = open_store(args)
     with store_errors():
-        events = open_store(args).events(args.id)
+        events = store.events(args.id)
+        starters = store.run_starters(args.id)
     try:
         prices = prices_from_env()
     except PricingError as exc:
@@ -248,7 +251,7 @@ def cmd_export_trace(args: argparse.Namespace) -> int:
         "otel": {"session_id": args.id, "include_content": args.include_content, "prices": prices},
         "md": {"title": f"Sparrow session {args.id}", "prices": prices},
     }[args.format]
-    text = export_trace(events, args.format, **options)
+    text = attribute(export_trace(events, args.format, **options), args.format, starters)
     if args.output:
         with store_errors():
             _write_atomically(Path(args.output), text.encode("utf-8"))

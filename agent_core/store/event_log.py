@@ -89,8 +89,9 @@ class EventLog(StoreBase):
             return [StoredEvent(*row) for row in db.exec(event_rows(select(*STORED_COLUMNS), session_id, upto_seq))]
 
     def run_starters(self, session_id: str) -> dict[str, str]:
-        """Who started each run of the session (run id -> email, subject or ``local``), for attribution."""
+        """Who started each run of the session (run id -> email, subject or ``local``), oldest run first."""
         query = select(RunRow.run_id, RunRow.started_by).where(col(RunRow.session_id) == session_id)
+        query = query.order_by(col(RunRow.started_at), col(RunRow.run_id))
         with self._read() as db:
             self._session(db, session_id)
             return {run_id: who for run_id, who in db.exec(query)}
