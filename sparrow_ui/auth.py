@@ -101,7 +101,7 @@ def gate(store: SessionStore) -> None:
     if grant is not None:
         st.info(t("share.read_only"), icon=":material/visibility:")
     if claims is not None:
-        account(current_actor(store))
+        account(claims, current_actor(store).is_admin)
 
 
 def sign_in_screen(body: str) -> None:
@@ -113,11 +113,11 @@ def sign_in_screen(body: str) -> None:
     st.stop()
 
 
-def account(actor: Actor) -> None:
+def account(claims: dict[str, Any], is_admin: bool) -> None:
     """Who is signed in, and the Sign out button, at the top of the sidebar."""
     with st.sidebar:
-        who = actor.email or actor.subject or "?"
-        role = f" · {t('auth.admin')}" if actor.is_admin else ""
+        who = _email(claims) or str(claims.get("sub") or "?")
+        role = f" · {t('auth.admin')}" if is_admin else ""
         st.caption(f":material/account_circle: {t('auth.signed_in_as', who=who)}{role}")
         if st.button(t("auth.sign_out"), icon=":material/logout:", key="sign_out", use_container_width=True):
             st.session_state.pop(_SHARE_COPY, None)
