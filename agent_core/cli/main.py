@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterator
+from functools import partial
 
 from agent_core.agent import Agent, AgentSettings
 from agent_core.approvals import Approvals, approval_key
@@ -20,6 +21,7 @@ from agent_core.sessions import protocol_from_config, settings_from_config
 from agent_core.store import SessionConfig
 from agent_core.tools import Tool
 from agent_core.tools.catalog import tool_catalog
+from agent_core.trace_export.live import live_export
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -49,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
     ask.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     add_approval_option(ask)
+    add_content_option(ask)
     saving = ask.add_mutually_exclusive_group()
     saving.add_argument(
         "--session", metavar="ID", help="continue this session (its protocol and settings are defaults)"
@@ -67,6 +70,16 @@ def add_approval_option(parser: argparse.ArgumentParser) -> None:
     """--yes: approve every tool call that needs approval, instead of asking on the terminal."""
     parser.add_argument(
         "--yes", "-y", action="store_true", help="approve tools that need approval (e.g. fetch_url) without asking"
+    )
+
+
+def add_content_option(parser: argparse.ArgumentParser) -> None:
+    """--include-content: live-exported spans carry prompts, replies and tool I/O (see OTEL_EXPORTER_OTLP_ENDPOINT)."""
+    parser.add_argument(
+        "--include-content",
+        action="store_true",
+        default=None,
+        help="with OTEL_EXPORTER_OTLP_ENDPOINT set, put prompts, replies and tool I/O on the spans sent live",
     )
 
 
@@ -131,7 +144,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     approvals = approvals_of(args)
     if args.no_save:
         agent = agent_from_args(args)
-        run = with_sigint(cancel, lambda: agent.run(args.question, cancel=cancel))
+        live = partial(live_export, include_content=args.include_content)
+        run = with_sigint(cancel, lambda: live(agent.run(args.question, cancel=cancel)))
         return report(run, as_json=args.json, approvals=approvals)
     run = with_sigint(cancel, cli_sessions.recorded_ask(args, cancel))
     return report(run, as_json=args.json, approvals=approvals)

@@ -9,6 +9,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -19,6 +20,7 @@ from agent_core.cli.main import (
     EXIT_USAGE,
     CliError,
     add_approval_option,
+    add_content_option,
     add_model_options,
     agent_from_args,
     approvals_of,
@@ -52,6 +54,7 @@ from agent_core.trace_export import (
     otlp_endpoint,
     send_otlp,
 )
+from agent_core.trace_export.live import live_export
 
 
 def add_db_option(parser: argparse.ArgumentParser) -> None:
@@ -82,6 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     add_model_options(resume)
     resume.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     add_approval_option(resume)
+    add_content_option(resume)
     trace = _command(
         sub, "export-trace", "export a session's trace as JSON Lines, OTLP/JSON or a Markdown report", cmd_export_trace
     )
@@ -164,7 +168,8 @@ def recorded_ask(args: argparse.Namespace, cancel: CancelToken) -> Callable[[], 
                 )
         connect_memory(agent, MemoryStore(store.engine), session_id=session.id)
     session_id = session.id
-    return lambda: run_in_session(store, session_id, agent, args.question, cancel=cancel)
+    live = partial(live_export, session_id=session_id, include_content=args.include_content)
+    return lambda: live(run_in_session(store, session_id, agent, args.question, cancel=cancel))
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -301,7 +306,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
             raise NothingToResume(f"session {args.id} has no interrupted run")
         agent = connect_memory(agent_from_args(args, session.config), MemoryStore(store.engine), session_id=args.id)
     cancel = CancelToken()
-    run = with_sigint(cancel, lambda: resume_run(store, args.id, agent, cancel=cancel))
+    live = partial(live_export, session_id=args.id, include_content=args.include_content, earlier=store.events(args.id))
+    run = with_sigint(cancel, lambda: live(resume_run(store, args.id, agent, cancel=cancel)))
     return report(run, as_json=args.json, approvals=approvals_of(args))
 
 

@@ -1,0 +1,160 @@
+"""Live trace export: a run's spans go to an OTLP/HTTP receiver while the run happens.
+
+``live_export(events)`` yields the events unchanged. When ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or
+``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set, each span is handed to a background sender as soon as it is
+complete — a model call at its ``model_finished``, a tool call at its ``tool_finished``, the run span at
+``run_finished`` — so a trace viewer shows the run growing. The spans are exactly those of
+:func:`~agent_core.trace_export.otel.build_spans` (same ids), so exporting the session later gives the same
+trace. Without an endpoint this costs nothing; with a dead one, one warning (see ``span_sender``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from functools import partial
+
+from agent_core.events import Event, ModelDelta, ModelFinished, RunFinished, ToolFinished
+from agent_core.pricing import DEFAULT_TABLE, PriceTable, PricingError, prices_from_env
+from agent_core.trace_export.otel import SpanData, build_spans
+from agent_core.trace_export.otlp_env import ExportTarget, OtlpConfigError, capture_content, export_target
+from agent_core.trace_export.otlp_http import send_batch
+from agent_core.trace_export.span_sender import SpanSender
+
+log = logging.getLogger("agent_core.trace_export.live")
+
+EXIT_WAIT_S = 3.0
+"""At interpreter exit, how long the last spans may take to leave (less if the receiver is known to fail)."""
+
+_COMPLETING = (ModelFinished, ToolFinished, RunFinished)
+
+
+class RunSpans:
+    """Folds events into spans and hands over each span once, when it is complete."""
+
+    def __init__(
+        self,
+        *,
+        session_id: str | None = None,
+        include_content: bool = False,
+        prices: PriceTable = DEFAULT_TABLE,
+        earlier: Iterable[Event] = (),
+    ) -> None:
+        self.session_id, self.include_content, self.prices = session_id, include_content, prices
+        self._runs: dict[str, list[Event]] = {}
+        self._handed: set[str] = set()
+        for event in earlier:  # a resumed run: its spans so far were sent by the run it continues
+            self.add(event)
+
+    def add(self, event: Event) -> list[SpanData]:
+        """The spans ``event`` completes (often none)."""
+        if isinstance(event, ModelDelta):
+            return []
+        self._runs.setdefault(event.run_id, []).append(event)
+        if not isinstance(event, _COMPLETING):
+            return []
+        finished = isinstance(event, RunFinished)
+        spans = build_spans(
+            self._runs[event.run_id],
+            session_id=self.session_id,
+            include_content=self.include_content,
+            prices=self.prices,
+        )
+        new = [s for s in spans if s.span_id not in self._handed and _complete(s, finished)]
+        self._handed.update(s.span_id for s in new)
+        if finished:
+            del self._runs[event.run_id]
+        return new
+
+
+def _complete(span: SpanData, run_finished: bool) -> bool:
+    """The run span only once the run ended; a tool span only once its call returned."""
+    if span.parent_span_id is None:
+        return run_finished
+    return span.attributes.get("error.type") != "interrupted"
+
+
+def live_export(
+    events: Iterable[Event],
+    *,
+    session_id: str | None = None,
+    include_content: bool | None = None,
+    earlier: Iterable[Event] = (),
+    environ: Mapping[str, str] | None = None,
+) -> Iterator[Event]:
+    """``events`` unchanged, their spans sent live when an OTLP endpoint is configured.
+
+    ``include_content`` None follows ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``; ``earlier`` are
+    the events of an interrupted run being resumed (their spans are not sent again).
+    """
+    target = _target(environ)
+    if target is None:
+        return iter(events)
+    content = capture_content(environ) if include_content is None else include_content
+    spans = RunSpans(session_id=session_id, include_content=content, prices=_prices(environ), earlier=earlier)
+    return _exported(events, sender_for(target), spans)
+
+
+def _exported(events: Iterable[Event], sender: SpanSender, spans: RunSpans) -> Iterator[Event]:
+    broken = False
+    for event in events:
+        if not broken:
+            try:
+                if new := spans.add(event):
+                    sender.add(new)
+            except Exception as exc:  # building spans must never break the run
+                broken = True
+                log.warning("live trace export stopped for this run: %s: %s", type(exc).__name__, exc)
+        if isinstance(event, RunFinished):
+            sender.flush_soon()
+        yield event
+
+
+_lock = threading.Lock()
+_senders: dict[ExportTarget, SpanSender] = {}
+_warned: set[str] = set()
+
+
+def sender_for(target: ExportTarget) -> SpanSender:
+    """The process's sender for ``target`` (one thread per receiver, flushed at exit)."""
+    with _lock:
+        sender = _senders.get(target)
+        if sender is None:
+            if not _senders:
+                atexit.register(close_all)
+            sender = _senders[target] = SpanSender(partial(send_batch, target=target), delay=target.delay)
+        return sender
+
+
+def close_all(timeout: float = EXIT_WAIT_S) -> None:
+    """Send what is left (waiting at most ``timeout`` seconds per receiver that answers) and stop."""
+    with _lock:
+        senders = list(_senders.values())
+        _senders.clear()
+    for sender in senders:
+        sender.close(0.0 if sender.failing else timeout)
+
+
+def _target(environ: Mapping[str, str] | None) -> ExportTarget | None:
+    try:
+        return export_target(environ)
+    except OtlpConfigError as exc:
+        _warn_once(f"live trace export is off: {exc}")
+        return None
+
+
+def _prices(environ: Mapping[str, str] | None) -> PriceTable:
+    try:
+        return prices_from_env(environ)
+    except PricingError:
+        return DEFAULT_TABLE  # the CLI and the app report a bad SPARROW_PRICES themselves
+
+
+def _warn_once(message: str) -> None:
+    with _lock:
+        if message in _warned:
+            return
+        _warned.add(message)
+    log.warning(message)
