@@ -59,6 +59,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "agent.protocol": {"en": "Protocol", "zh": "协议"},
     "agent.protocol.react": {"en": "ReAct text", "zh": "ReAct 文本"},
     "agent.protocol.tools": {"en": "Native tools", "zh": "原生工具调用"},
+    "agent.protocol.json": {"en": "JSON schema", "zh": "JSON 模式"},
     "agent.max_steps": {"en": "Max steps", "zh": "最大步数"},
     "agent.temperature": {"en": "Temperature", "zh": "温度"},
     "agent.tools": {"en": "Tools", "zh": "工具"},

@@ -69,7 +69,7 @@ def model_settings() -> ModelConfig:
     with st.sidebar.expander(t("agent.header"), icon=":material/psychology:"):
         translated_radio(
             t("agent.protocol"),
-            ["react", "tools"],
+            ["react", "tools", "json"],
             key="cfg_protocol",
             default="react",
             format_func=lambda p: t(f"agent.protocol.{p}"),

@@ -43,7 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
     ask = sub.add_parser("ask", help="answer a question, printing the live trace to stderr")
     ask.add_argument("question")
     add_model_options(ask)
-    ask.add_argument("--protocol", choices=sorted(PROTOCOLS), help="ReAct text or native tools (default: react)")
+    ask.add_argument(
+        "--protocol",
+        choices=sorted(PROTOCOLS),
+        help="react (ReAct text, the default), tools (native tool calls) or json (schema-constrained JSON replies)",
+    )
     ask.add_argument("--max-steps", type=int, help="default 10")
     ask.add_argument("--time-limit", type=float, help="seconds per run (default 300)")
     ask.add_argument("--tool-timeout", type=float, help="seconds per tool call (default 30)")
