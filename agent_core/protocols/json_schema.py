@@ -38,7 +38,7 @@ _EXAMPLE = """Example:
 Question: What is 17% of 2,340?
 {"thought": "I need 0.17 * 2340, so I use the calculator.",
  "action": {"tool": "calculator", "arguments": {"expression": "0.17 * 2340"}}}
-Observation (calculator): 397.8
+Observation: 397.8
 {"thought": "I have the result.", "final_answer": "17% of 2,340 is 397.8."}"""
 
 
@@ -79,8 +79,8 @@ class JsonSchemaProtocol(AgentProtocol):
         return {"role": "assistant", "content": text.strip()}
 
     def observation_messages(self, results: Sequence[tuple[str, str, str]]) -> list[Message]:
-        """One user message per result, naming the tool."""
-        return [{"role": "user", "content": f"Observation ({tool}): {output}"} for _, tool, output in results]
+        """One user message starting with ``Observation:`` per result, as in the text protocol."""
+        return [{"role": "user", "content": f"Observation: {output}"} for _, _, output in results]
 
     def history_answer(self, answer: str) -> str:
         """Earlier answers in the same JSON shape, so the model keeps to it."""
