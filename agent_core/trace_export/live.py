@@ -14,11 +14,22 @@ import atexit
 import logging
 import threading
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import Any, Literal
 
-from agent_core.events import Event, ModelDelta, ModelFinished, RunFinished, ToolFinished
+from agent_core.events import (
+    Event,
+    ModelDelta,
+    ModelFinished,
+    RunFinished,
+    RunStarted,
+    ToolFinished,
+    ToolStarted,
+    full_messages,
+)
 from agent_core.pricing import DEFAULT_TABLE, PriceTable, PricingError, prices_from_env
-from agent_core.trace_export.otel import SpanData, build_spans
+from agent_core.trace_export.otel import SpanData, build_spans, child_span_id
 from agent_core.trace_export.otlp_env import ExportTarget, OtlpConfigError, capture_content, export_target
 from agent_core.trace_export.otlp_http import send_batch
 from agent_core.trace_export.span_sender import SpanSender
@@ -28,11 +39,13 @@ log = logging.getLogger("agent_core.trace_export.live")
 EXIT_WAIT_S = 3.0
 """At interpreter exit, how long the last spans may take to leave (less if the receiver is known to fail)."""
 
-_COMPLETING = (ModelFinished, ToolFinished, RunFinished)
-
 
 class RunSpans:
-    """Folds events into spans and hands over each span once, when it is complete."""
+    """Folds events into spans and hands over each span once, when it is complete.
+
+    Each call's span is built from that call's own events (and the run's ``run_started``), so a step costs
+    the same at step 1000 as at step 1; only the run span, at ``run_finished``, looks at the whole run.
+    """
 
     def __init__(
         self,
@@ -43,8 +56,7 @@ class RunSpans:
         earlier: Iterable[Event] = (),
     ) -> None:
         self.session_id, self.include_content, self.prices = session_id, include_content, prices
-        self._runs: dict[str, list[Event]] = {}
-        self._handed: set[str] = set()
+        self._runs: dict[str, _RunState] = {}
         for event in earlier:  # a resumed run: its spans so far were sent by the run it continues
             self.add(event)
 
@@ -52,28 +64,61 @@ class RunSpans:
         """The spans ``event`` completes (often none)."""
         if isinstance(event, ModelDelta):
             return []
-        self._runs.setdefault(event.run_id, []).append(event)
-        if not isinstance(event, _COMPLETING):
-            return []
-        finished = isinstance(event, RunFinished)
-        spans = build_spans(
-            self._runs[event.run_id],
-            session_id=self.session_id,
-            include_content=self.include_content,
-            prices=self.prices,
-        )
-        new = [s for s in spans if s.span_id not in self._handed and _complete(s, finished)]
-        self._handed.update(s.span_id for s in new)
-        if finished:
+        run = self._runs.setdefault(event.run_id, _RunState())
+        run.events.append(event)
+        if isinstance(event, RunStarted):
+            run.started = event
+        elif isinstance(event, ModelFinished):
+            return self._call_span(run, "model", run.next_index(), self._with_full_messages(run, event))
+        elif isinstance(event, ToolStarted):
+            run.tools[(event.step, event.call_id)] = (run.next_index(), event)
+        elif isinstance(event, ToolFinished):
+            index, begun = run.tools.pop((event.step, event.call_id), None) or (run.next_index(), None)
+            return self._call_span(run, "tool", index, *([begun] if begun else []), event)
+        elif isinstance(event, RunFinished):
             del self._runs[event.run_id]
-        return new
+            return self._rest_of_run(run)
+        return []
+
+    def _call_span(self, run: _RunState, kind: Literal["model", "tool"], index: int, *events: Event) -> list[SpanData]:
+        """The one call span of ``events``, with the id it has among all the run's calls."""
+        spans = self._build([*([run.started] if run.started else []), *events])
+        child = next(s for s in spans if s.parent_span_id is not None)
+        span = replace(child, span_id=child_span_id(self.session_id, events[0].run_id, kind, index))
+        run.handed.add(span.span_id)
+        return [span]
+
+    def _rest_of_run(self, run: _RunState) -> list[SpanData]:
+        """At the run's end: its run span, and the calls that never finished (as ``interrupted``)."""
+        return [s for s in self._build(run.events) if s.span_id not in run.handed]
+
+    def _with_full_messages(self, run: _RunState, event: ModelFinished) -> ModelFinished:
+        if not self.include_content:
+            return event
+        full = full_messages(event, run.requests)
+        return replace(event, messages=full, messages_kept=0) if event.messages_kept else event
+
+    def _build(self, events: list[Event]) -> list[SpanData]:
+        options = {"session_id": self.session_id, "include_content": self.include_content, "prices": self.prices}
+        return build_spans(events, **options)  # type: ignore[arg-type]
 
 
-def _complete(span: SpanData, run_finished: bool) -> bool:
-    """The run span only once the run ended; a tool span only once its call returned."""
-    if span.parent_span_id is None:
-        return run_finished
-    return span.attributes.get("error.type") != "interrupted"
+@dataclass
+class _RunState:
+    """What RunSpans keeps of one run in progress."""
+
+    events: list[Event] = field(default_factory=list)
+    started: RunStarted | None = None
+    calls: int = 0
+    tools: dict[tuple[int, str], tuple[int, ToolStarted]] = field(default_factory=dict)
+    """Tool calls started and not finished: their index among the run's calls, and their start."""
+    requests: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
+    handed: set[str] = field(default_factory=set)
+
+    def next_index(self) -> int:
+        """The index of the call that starts now (calls are counted in the order they start)."""
+        self.calls += 1
+        return self.calls - 1
 
 
 def live_export(

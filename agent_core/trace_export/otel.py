@@ -356,6 +356,11 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def child_span_id(session_id: str | None, run_id: str, kind: Literal["model", "tool"], index: int) -> str:
+    """The id :func:`build_spans` gives the ``index``-th call of a run (calls counted in start order)."""
+    return _hex_id(8, kind, session_id or "", run_id, str(index))
+
+
 def _hex_id(size: int, *parts: str) -> str:
     """A stable id of ``size`` bytes as hex, never all zeros (which OpenTelemetry treats as invalid)."""
     digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[: size * 2]

@@ -20,11 +20,22 @@ pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
 
 from agent_core import Agent
 from agent_core.events import Event, RunFinished, ToolFinished
-from agent_core.testing import FakeOpenAIServer, ScriptedModel
+from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import Tool, calculator, tool
 from agent_core.trace_export import SpanData, build_spans
-from agent_core.trace_export.live import close_all, live_export, sender_for
+from agent_core.trace_export.live import RunSpans, close_all, live_export, sender_for
 from agent_core.trace_export.otlp_env import OtlpConfigError, export_target, parse_headers
+from tests.observability.builders import (
+    MODEL,
+    PRICES,
+    calculator_run,
+    finished,
+    resumed_run,
+    session,
+    started,
+    step,
+    tool_start,
+)
 from tests.observability.otlp_receiver import OtlpReceiver
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,13 +180,13 @@ def by_kind(spans: list[SpanData]) -> dict[str, dict[str, Any]]:
 CALC_STEP = 'Thought: compute\nAction: calculator\nAction Input: {"expression": "6*7"}'
 
 
-def calculator_run() -> list[Event]:
+def calc_run() -> list[Event]:
     """A finished two-step run with one calculator call."""
     return list(Agent(ScriptedModel([CALC_STEP, "Thought: done\nFinal Answer: 42"]), [calculator]).run("6 times 7?"))
 
 
 def test_openinference_attributes_without_content() -> None:
-    kinds = by_kind(build_spans(calculator_run(), session_id="s-oi"))
+    kinds = by_kind(build_spans(calc_run(), session_id="s-oi"))
     assert set(kinds) == {"AGENT", "LLM", "TOOL"}
     agent, llm, calc = kinds["AGENT"], kinds["LLM"], kinds["TOOL"]
     assert (agent["agent.name"], agent["session.id"], llm["session.id"], calc["session.id"]) == ("sparrow",) + (
@@ -193,7 +204,7 @@ def test_openinference_attributes_without_content() -> None:
 
 
 def test_openinference_attributes_with_content() -> None:
-    kinds = by_kind(build_spans(calculator_run(), session_id="s-oi", include_content=True))
+    kinds = by_kind(build_spans(calc_run(), session_id="s-oi", include_content=True))
     agent, llm, calc = kinds["AGENT"], kinds["LLM"], kinds["TOOL"]
     assert (agent["input.value"], agent["input.mime_type"], agent["output.value"]) == ("6 times 7?", "text/plain", "42")
     assert (calc["input.value"], calc["input.mime_type"], calc["output.value"]) == (
@@ -223,7 +234,7 @@ def test_every_openinference_attribute_name_is_in_the_conventions() -> None:
         if name.isupper() and isinstance(value, str)
     }
     kinds = {k.value for k in trace.OpenInferenceSpanKindValues}
-    spans = build_spans(calculator_run(), session_id="s", include_content=True)
+    spans = build_spans(calc_run(), session_id="s", include_content=True)
     ours = {k for s in spans for k in s.attributes if not k.startswith(("gen_ai.", "sparrow.", "error."))}
     unknown = {key for key in ours if not all(part in known for part in re.split(r"\.\d+\.", key))}
     assert not unknown and {str(s.attributes["openinference.span.kind"]) for s in spans} <= kinds
@@ -350,3 +361,43 @@ def test_the_cli_sends_a_recorded_run_live_and_flushes_at_exit(tmp_path: Path) -
     root = next(s for s in receiver.spans() if s["parent"] is None)
     assert (root["attributes"]["session.id"], root["attributes"]["input.value"]) == (session_id, SEED)
     assert "2024-10-17" in root["attributes"]["output.value"]
+
+
+def parallel_run() -> list[Event]:
+    """Native tools: two calls in one step (finished together), then a third, then the answer."""
+    script = ScriptedModel(
+        [
+            Reply(
+                "Both at once.", tool_calls=(("calculator", {"expression": "6*7"}), ("calculator", {"expression": "1"}))
+            ),
+            Reply.call("calculator", text="One more.", expression="2"),
+            Reply("42", usage=(200, 2)),
+        ]
+    )
+    return list(Agent(script, [calculator], protocol="tools").run("What is 6*7?"))
+
+
+def handed_over(events: list[Event], **options: Any) -> list[SpanData]:
+    """Every span RunSpans hands over while folding ``events`` one by one."""
+    spans = RunSpans(**options)
+    return [span for event in events for span in spans.add(event)]
+
+
+@pytest.mark.parametrize("content", [False, True])
+def test_spans_handed_over_one_by_one_are_exactly_the_exported_ones(content: bool) -> None:
+    interrupted_tool = [started("ri", "q"), step("ri", 1, 0.0), tool_start("ri", 1, "c1", "web_search", 0.25),
+                        finished("ri", 0.5, "cancelled", 500.0)]  # fmt: skip
+    for events in (parallel_run(), session(), resumed_run(), interrupted_tool, calculator_run() + parallel_run()):
+        live = handed_over(events, session_id="s", include_content=content, prices=PRICES)
+        exported = build_spans(events, session_id="s", include_content=content, prices=PRICES)
+        assert sorted(live, key=lambda s: s.span_id) == sorted(exported, key=lambda s: s.span_id)
+        assert len({s.span_id for s in live}) == len(live)  # each span handed over once
+
+
+def test_a_resumed_run_sends_only_the_spans_after_the_interruption() -> None:
+    events = resumed_run()
+    cut = next(i for i, e in enumerate(events) if e.type == "run_resumed")
+    live = handed_over(events[cut:], earlier=events[:cut], session_id="s", prices=PRICES)
+    assert [s.name for s in live] == [f"chat {MODEL}", "invoke_agent sparrow"]
+    exported = {s.span_id: s for s in build_spans(events, session_id="s", prices=PRICES)}
+    assert all(exported[s.span_id] == s for s in live)
