@@ -1,11 +1,12 @@
 """Live trace export: a run's spans go to an OTLP/HTTP receiver while the run happens.
 
 ``live_export(events)`` yields the events unchanged. When ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or
-``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set, each span is handed to a background sender as soon as it is
-complete — a model call at its ``model_finished``, a tool call at its ``tool_finished``, the run span at
-``run_finished`` — so a trace viewer shows the run growing. The spans are exactly those of
-:func:`~agent_core.trace_export.otel.build_spans` (same ids), so exporting the session later gives the same
-trace. Without an endpoint this costs nothing; with a dead one, one warning (see ``span_sender``).
+``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set, each event is also queued for a background thread that
+builds each span as soon as it is complete — a model call at its ``model_finished``, a tool call at its
+``tool_finished``, the run span at ``run_finished`` — and sends it, so a trace viewer shows the run
+growing. The spans are exactly those of :func:`~agent_core.trace_export.otel.build_spans` (same ids), so
+exporting the session later gives the same trace. Without an endpoint this costs nothing; with a dead
+one, one warning (see ``span_sender``).
 """
 
 from __future__ import annotations
@@ -60,8 +61,8 @@ class RunSpans:
         for event in earlier:  # a resumed run: its spans so far were sent by the run it continues
             self.add(event)
 
-    def add(self, event: Event) -> list[SpanData]:
-        """The spans ``event`` completes (often none)."""
+    def add(self, event: Event, build: bool = True) -> list[SpanData]:
+        """The spans ``event`` completes (often none); with ``build`` False, only keep count."""
         if isinstance(event, ModelDelta):
             return []
         run = self._runs.setdefault(event.run_id, _RunState())
@@ -69,15 +70,16 @@ class RunSpans:
         if isinstance(event, RunStarted):
             run.started = event
         elif isinstance(event, ModelFinished):
-            return self._call_span(run, "model", run.next_index(), self._with_full_messages(run, event))
+            index, full = run.next_index(), self._with_full_messages(run, event)
+            return self._call_span(run, "model", index, full) if build else []
         elif isinstance(event, ToolStarted):
             run.tools[(event.step, event.call_id)] = (run.next_index(), event)
         elif isinstance(event, ToolFinished):
             index, begun = run.tools.pop((event.step, event.call_id), None) or (run.next_index(), None)
-            return self._call_span(run, "tool", index, *([begun] if begun else []), event)
+            return self._call_span(run, "tool", index, *([begun] if begun else []), event) if build else []
         elif isinstance(event, RunFinished):
             del self._runs[event.run_id]
-            return self._rest_of_run(run)
+            return self._rest_of_run(run) if build else []
         return []
 
     def _call_span(self, run: _RunState, kind: Literal["model", "tool"], index: int, *events: Event) -> list[SpanData]:
@@ -143,15 +145,10 @@ def live_export(
 
 
 def _exported(events: Iterable[Event], sender: SpanSender, spans: RunSpans) -> Iterator[Event]:
-    broken = False
+    """The run's thread only queues events: spans are built, encoded and sent in the sender's thread."""
     for event in events:
-        if not broken:
-            try:
-                if new := spans.add(event):
-                    sender.add(new)
-            except Exception as exc:  # building spans must never break the run
-                broken = True
-                log.warning("live trace export stopped for this run: %s: %s", type(exc).__name__, exc)
+        if not isinstance(event, ModelDelta):
+            sender.add(spans.add, event)
         if isinstance(event, RunFinished):
             sender.flush_soon()
         yield event

@@ -1,14 +1,13 @@
 """One OTLP/HTTP export request: spans encoded as protobuf or JSON, POSTed once, never retried.
 
-Both encodings come from the one OTLP/JSON document of :func:`~agent_core.trace_export.otlp.otlp_request`.
-Protobuf is that document parsed into ``ExportTraceServiceRequest`` by the ``opentelemetry-proto`` package
-(ids turned from hex into bytes), so the two can never disagree. The SDK's own exporter is not used: it
-retries a refused connection for its whole timeout, and a dead collector must cost a run nothing.
+JSON is the document of :func:`~agent_core.trace_export.otlp.otlp_request` (no extra package needed);
+protobuf comes from the OpenTelemetry SDK's own encoder (the ``otel`` extra). The SDK's exporter is not
+used for sending: it retries a refused connection for its whole timeout, and a dead collector must cost
+a run nothing.
 """
 
 from __future__ import annotations
 
-import base64
 import gzip
 import importlib
 import json
@@ -16,29 +15,27 @@ import ssl
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
-from typing import Any
+from types import ModuleType
 
 from agent_core.trace_export.otel import SpanData
-from agent_core.trace_export.otlp import INSTALL_HINT, OtelExportError, OtelUnavailable, otlp_request
+from agent_core.trace_export.otlp import (
+    INSTALL_HINT,
+    OtelExportError,
+    OtelUnavailable,
+    otlp_request,
+    resource_attributes,
+    scope,
+)
 from agent_core.trace_export.otlp_env import ExportTarget
-
-_ID_FIELDS = ("traceId", "spanId", "parentSpanId")
 
 
 def encode(spans: Sequence[SpanData], target: ExportTarget) -> tuple[bytes, str]:
     """The request body and its content type."""
-    request = otlp_request(spans, service_name=target.service_name)
     if target.protocol == "http/json":
+        request = otlp_request(spans, service_name=target.service_name)
         return json.dumps(request, ensure_ascii=False).encode(), "application/json"
-    return to_protobuf(request), "application/x-protobuf"
-
-
-def to_protobuf(request: dict[str, Any]) -> bytes:
-    """An OTLP/JSON ``ExportTraceServiceRequest`` in the binary protobuf encoding."""
-    json_format, service = _proto_modules()
-    message = service.ExportTraceServiceRequest()
-    json_format.ParseDict(_with_base64_ids(request), message)
-    return bytes(message.SerializeToString())
+    body = _proto_module().encode_protobuf(spans, resource_attributes(target.service_name), scope())
+    return body, "application/x-protobuf"
 
 
 def post(body: bytes, content_type: str, target: ExportTarget) -> None:
@@ -72,25 +69,11 @@ def _tls(target: ExportTarget) -> ssl.SSLContext | None:
     return ssl.create_default_context(cafile=target.certificate) if target.certificate else None
 
 
-def _with_base64_ids(request: dict[str, Any]) -> dict[str, Any]:
-    """The protobuf JSON mapping wants bytes as base64; OTLP/JSON writes ids as hex."""
-    copy = json.loads(json.dumps(request))
-    for resource in copy["resourceSpans"]:
-        for scope in resource["scopeSpans"]:
-            for span in scope["spans"]:
-                for name in _ID_FIELDS:
-                    if name in span:
-                        span[name] = base64.b64encode(bytes.fromhex(span[name])).decode()
-    return copy
-
-
-def _proto_modules() -> tuple[Any, Any]:
+def _proto_module() -> ModuleType:
     try:
-        json_format = importlib.import_module("google.protobuf.json_format")
-        service = importlib.import_module("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
+        return importlib.import_module("agent_core.trace_export.otlp_proto")
     except ImportError as exc:
         raise OtelUnavailable(
             f"OTLP http/protobuf needs the optional OpenTelemetry packages ({exc.name} is missing): {INSTALL_HINT}; "
             "or set OTEL_EXPORTER_OTLP_PROTOCOL=http/json, which needs nothing extra."
         ) from None
-    return json_format, service

@@ -1,9 +1,10 @@
-"""A background thread that sends finished spans in batches, so that a run never waits for a collector.
+"""A background thread that turns events into spans and sends them in batches: a run never waits for it.
 
-Spans are sent once a second (``ExportTarget.delay``), as soon as a batch is full, and when asked
+The run's thread only queues each event (with the function that folds it into spans). This thread folds
+them, encodes and sends: once a second (``delay``), as soon as a batch is full, and when asked
 (:meth:`SpanSender.flush_soon`, at the end of each run). A failed request drops its batch: the first
-failure is logged as one warning, later ones only at debug level, and while the receiver keeps failing,
-batches are dropped without trying for ``RETRY_AFTER_S`` seconds. Nothing here ever raises into the run.
+failure is logged as one warning, later ones only at debug level, and for ``RETRY_AFTER_S`` seconds after
+a failure spans are neither built nor sent. Nothing here ever raises into the run.
 """
 
 from __future__ import annotations
@@ -14,32 +15,36 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
+from agent_core.events import Event
 from agent_core.trace_export.otel import SpanData
 
 log = logging.getLogger("agent_core.trace_export.live")
 
-MAX_QUEUE = 4096
-"""Spans waiting beyond this are dropped (a receiver far slower than the agent)."""
+MAX_QUEUE = 20_000
+"""Events waiting beyond this are dropped (a receiver far slower than the agent)."""
 MAX_BATCH = 512
+"""Spans per request at most."""
 RETRY_AFTER_S = 30.0
-"""After a failed request, batches are dropped unsent for this long."""
+"""After a failed request, spans are dropped unbuilt and unsent for this long."""
 
 Send = Callable[[Sequence[SpanData]], None]
 """Sends one batch; raises on failure."""
+Fold = Callable[[Event, bool], list[SpanData]]
+"""Folds one event in and returns the spans it completes (the flag False: keep count, build nothing)."""
 
 
 class SpanSender:
-    """Queues spans from any thread and sends them from its own."""
+    """Queues events from any thread; folds, batches and sends from its own."""
 
     def __init__(self, send: Send, *, delay: float) -> None:
         self._send = send
         self._delay = delay
-        self._queue: deque[SpanData] = deque()
+        self._queue: deque[tuple[Fold, Event]] = deque()
         self._wake = threading.Condition()
-        self._urgent = False
-        self._closing = False
+        self._urgent = self._closing = False
         self._added = self._done = 0
         self.sent = self.dropped = 0
+        """Spans sent, and events or spans dropped."""
         self.warned = False
         self._quiet_until = 0.0
         self._thread = threading.Thread(target=self._work, name="sparrow-otlp-export", daemon=True)
@@ -47,19 +52,18 @@ class SpanSender:
 
     @property
     def failing(self) -> bool:
-        """True while the last request failed (batches are then dropped unsent for a while)."""
+        """True while the last request failed (spans are then dropped unbuilt for a while)."""
         return time.monotonic() < self._quiet_until
 
-    def add(self, spans: Sequence[SpanData]) -> None:
-        """Queue finished spans; never blocks (beyond a lock), drops what does not fit."""
+    def add(self, fold: Fold, event: Event) -> None:
+        """Queue an event; never blocks beyond a lock, drops it when the queue is full."""
         with self._wake:
-            room = max(MAX_QUEUE - len(self._queue), 0)
-            self._queue.extend(spans[:room])
-            self._added += len(spans)
-            self._done += len(spans) - min(room, len(spans))
-            self.dropped += len(spans) - min(room, len(spans))
-            if len(self._queue) >= MAX_BATCH:
-                self._wake.notify_all()
+            self._added += 1
+            if len(self._queue) >= MAX_QUEUE:
+                self._done += 1
+                self.dropped += 1
+                return
+            self._queue.append((fold, event))
 
     def flush_soon(self) -> None:
         """Send what is queued now instead of at the next tick; returns at once."""
@@ -68,7 +72,7 @@ class SpanSender:
             self._wake.notify_all()
 
     def flush(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds until every span queued so far is sent or dropped; True if so."""
+        """Wait up to ``timeout`` seconds until every event queued so far is sent or dropped; True if so."""
         deadline = time.monotonic() + timeout
         with self._wake:
             target = self._added
@@ -92,34 +96,49 @@ class SpanSender:
         while True:
             with self._wake:
                 self._wake.wait_for(self._ready, timeout=self._delay)
-                batch = [self._queue.popleft() for _ in range(min(MAX_BATCH, len(self._queue)))]
-                self._urgent = bool(self._queue) and self._urgent
-                if self._closing and not batch:
+                items = list(self._queue)
+                self._queue.clear()
+                self._urgent = False
+                if self._closing and not items:
                     return
-            if batch:
-                self._deliver(batch)
+            if items:
+                self._deliver(items)
 
     def _ready(self) -> bool:
-        return self._closing or len(self._queue) >= MAX_BATCH or (self._urgent and bool(self._queue))
+        return self._closing or (self._urgent and bool(self._queue))
 
-    def _deliver(self, batch: list[SpanData]) -> None:
-        ok = False
-        if not self.failing:
-            try:
-                self._send(batch)
-                ok = True
-            except Exception as exc:  # a collector problem must never reach the run
-                self._failed(exc)
+    def _deliver(self, items: list[tuple[Fold, Event]]) -> None:
+        spans = self._fold(items)
+        for start in range(0, len(spans), MAX_BATCH):
+            self._post(spans[start : start + MAX_BATCH])
         with self._wake:
-            self._done += len(batch)
-            if ok:
-                self.sent += len(batch)
-            else:
-                self.dropped += len(batch)
+            self._done += len(items)
             self._wake.notify_all()
 
-    def _failed(self, exc: Exception) -> None:
-        self._quiet_until = time.monotonic() + RETRY_AFTER_S
+    def _fold(self, items: list[tuple[Fold, Event]]) -> list[SpanData]:
+        build = not self.failing
+        spans: list[SpanData] = []
+        for fold, event in items:
+            try:
+                spans += fold(event, build)
+            except Exception as exc:  # a bug in building spans must never reach the run
+                self._failed(RuntimeError(f"could not build spans ({type(exc).__name__}: {exc})"), quiet=False)
+        return spans
+
+    def _post(self, batch: list[SpanData]) -> None:
+        if self.failing:
+            self.dropped += len(batch)
+            return
+        try:
+            self._send(batch)
+            self.sent += len(batch)
+        except Exception as exc:  # a collector problem must never reach the run
+            self.dropped += len(batch)
+            self._failed(exc)
+
+    def _failed(self, exc: Exception, quiet: bool = True) -> None:
+        if quiet:
+            self._quiet_until = time.monotonic() + RETRY_AFTER_S
         if self.warned:
             log.debug("live trace export: %s", exc)
             return
