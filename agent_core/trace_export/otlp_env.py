@@ -1,7 +1,9 @@
 """Where live trace export sends spans, read from the standard OpenTelemetry variables.
 
 ``OTEL_EXPORTER_OTLP_TRACES_*`` wins over ``OTEL_EXPORTER_OTLP_*`` for the endpoint, protocol, headers,
-timeout, compression and CA certificate. ``OTEL_SERVICE_NAME`` names the service; ``OTEL_BSP_SCHEDULE_DELAY``
+timeout, compression and CA certificate. ``OTEL_SERVICE_NAME`` names the service and
+``OTEL_RESOURCE_ATTRIBUTES`` adds resource attributes (e.g. Phoenix's ``openinference.project.name``);
+``OTEL_BSP_SCHEDULE_DELAY``
 (milliseconds) is how long spans may wait to be batched. ``OTEL_SDK_DISABLED=true`` or
 ``OTEL_TRACES_EXPORTER=none`` turn export off. Message content is sent only when
 ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` (or the caller opts in).
@@ -40,6 +42,8 @@ class ExportTarget:
     headers: tuple[tuple[str, str], ...] = ()
     """Sent with every request (e.g. ``Authorization`` for Langfuse)."""
     service_name: str = SERVICE_NAME
+    resource: tuple[tuple[str, str], ...] = ()
+    """More resource attributes, from ``OTEL_RESOURCE_ATTRIBUTES``."""
     timeout: float = DEFAULT_TIMEOUT_S
     """Seconds one request may take."""
     gzip: bool = False
@@ -55,11 +59,13 @@ def export_target(environ: Mapping[str, str] | None = None) -> ExportTarget | No
     endpoint = otlp_endpoint(env)
     if endpoint is None or _flag(env, "OTEL_SDK_DISABLED") or env.get("OTEL_TRACES_EXPORTER", "").strip() == "none":
         return None
+    resource = parse_pairs(env.get("OTEL_RESOURCE_ATTRIBUTES", ""), "OTEL_RESOURCE_ATTRIBUTES")
     return ExportTarget(
         endpoint=endpoint,
         protocol=_protocol(env),
         headers=parse_headers(_signal(env, "HEADERS")),
-        service_name=env.get("OTEL_SERVICE_NAME", "").strip() or SERVICE_NAME,
+        service_name=env.get("OTEL_SERVICE_NAME", "").strip() or dict(resource).get("service.name") or SERVICE_NAME,
+        resource=tuple((k, v) for k, v in resource if k != "service.name"),
         timeout=_milliseconds(env, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")
         or DEFAULT_TIMEOUT_S,
         gzip=_compression(env),
@@ -75,15 +81,18 @@ def capture_content(environ: Mapping[str, str] | None = None) -> bool:
 
 def parse_headers(text: str) -> tuple[tuple[str, str], ...]:
     """``key1=value1,key2=value2`` (values percent-encoded, as the OTLP exporter spec says) as pairs."""
+    return parse_pairs(text, "OTEL_EXPORTER_OTLP_HEADERS")
+
+
+def parse_pairs(text: str, variable: str) -> tuple[tuple[str, str], ...]:
+    """Comma-separated ``key=value`` pairs, percent-decoded; OtlpConfigError names ``variable`` if one is not."""
     pairs = []
     for item in text.split(","):
         if not item.strip():
             continue
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise OtlpConfigError(
-                f"OTEL_EXPORTER_OTLP_HEADERS: {item.strip()!r} is not key=value (separate headers with commas)"
-            )
+            raise OtlpConfigError(f"{variable}: {item.strip()!r} is not key=value (separate pairs with commas)")
         pairs.append((unquote(key.strip()), unquote(value.strip())))
     return tuple(pairs)
 

@@ -31,11 +31,13 @@ from agent_core.trace_export.otlp_env import ExportTarget
 
 def encode(spans: Sequence[SpanData], target: ExportTarget) -> tuple[bytes, str]:
     """The request body and its content type."""
+    resource = {**resource_attributes(target.service_name), **dict(target.resource)}
     if target.protocol == "http/json":
         request = otlp_request(spans, service_name=target.service_name)
+        attributes = [{"key": k, "value": {"stringValue": str(v)}} for k, v in resource.items()]
+        request["resourceSpans"][0]["resource"]["attributes"] = attributes
         return json.dumps(request, ensure_ascii=False).encode(), "application/json"
-    body = _proto_module().encode_protobuf(spans, resource_attributes(target.service_name), scope())
-    return body, "application/x-protobuf"
+    return _proto_module().encode_protobuf(spans, resource, scope()), "application/x-protobuf"
 
 
 def post(body: bytes, content_type: str, target: ExportTarget) -> None:

@@ -119,6 +119,7 @@ def test_spans_arrive_during_the_run_as_one_tree(protocol: str) -> None:
             OTEL_EXPORTER_OTLP_PROTOCOL=protocol,
             OTEL_EXPORTER_OTLP_HEADERS=f"Authorization={AUTH.replace(' ', '%20')},x-team=birds",
             OTEL_SERVICE_NAME="sparrow-tests",
+            OTEL_RESOURCE_ATTRIBUTES="openinference.project.name=birds,service.name=ignored",
         )
         agent = Agent(ScriptedModel(script()), [waiting_tool(receiver)])
         events, at_finish = run_live(agent, env, session_id="s-live", receiver=receiver)
@@ -142,7 +143,7 @@ def test_spans_arrive_during_the_run_as_one_tree(protocol: str) -> None:
         AUTH,
         "birds",
     )
-    assert first.resource["service.name"] == "sparrow-tests"
+    assert (first.resource["service.name"], first.resource["openinference.project.name"]) == ("sparrow-tests", "birds")
 
 
 def test_the_traces_endpoint_variable_and_gzip_are_honoured() -> None:
@@ -152,6 +153,7 @@ def test_the_traces_endpoint_variable_and_gzip_are_honoured() -> None:
             "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": f"{receiver.base_url}/custom/traces",
             "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json",
             "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip",
+            "OTEL_RESOURCE_ATTRIBUTES": "service.name=from-resource",
         }
         events, _ = run_live(Agent(ScriptedModel(["Final Answer: none"]), []), env)
         close_all()  # what interpreter exit does: the run span goes out
@@ -159,7 +161,7 @@ def test_the_traces_endpoint_variable_and_gzip_are_honoured() -> None:
     assert {(r.path, r.content_type, r.headers.get("content-encoding")) for r in receiver.requests} == {
         ("/custom/traces", "application/json", "gzip")
     }
-    assert receiver.requests[0].resource["service.name"] == "sparrow"
+    assert receiver.requests[0].resource["service.name"] == "from-resource"  # OTEL_SERVICE_NAME would win
     assert events[-1].status == "completed"
 
 
