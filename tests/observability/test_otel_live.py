@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import os
@@ -36,6 +37,7 @@ from tests.observability.builders import (
     step,
     tool_start,
 )
+from tests.observability.conftest import Collector
 from tests.observability.otlp_receiver import OtlpReceiver
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -403,3 +405,36 @@ def test_a_resumed_run_sends_only_the_spans_after_the_interruption() -> None:
     assert [s.name for s in live] == [f"chat {MODEL}", "invoke_agent sparrow"]
     exported = {s.span_id: s for s in build_spans(events, session_id="s", prices=PRICES)}
     assert all(exported[s.span_id] == s for s in live)
+
+
+def warnings_while(caplog: pytest.LogCaptureFixture, env: dict[str, str]) -> list[str]:
+    """The warnings of two runs exported with ``env`` (the sender is drained before looking)."""
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        for _ in range(2):
+            run_live(Agent(ScriptedModel(["Final Answer: 1"]), []), env)
+            sender_for(export_target(env)).flush(5)
+    return [r.getMessage() for r in caplog.records if r.name == LOGGER]
+
+
+def test_a_refusing_collector_is_one_warning_with_its_answer(
+    collector: Collector, caplog: pytest.LogCaptureFixture
+) -> None:
+    collector.status = 401
+    found = warnings_while(caplog, env_for(collector.base_url))
+    assert len(found) == 1 and "refused the spans (401" in found[0] and "refused by the test collector" in found[0]
+
+
+def test_protobuf_without_the_otel_extra_says_what_to_do(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    real_import = importlib.import_module
+
+    def without_sdk(name: str, *args: Any) -> Any:
+        if name == "agent_core.trace_export.otlp_proto":
+            raise ModuleNotFoundError("No module named 'opentelemetry.sdk'", name="opentelemetry.sdk")
+        return real_import(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", without_sdk)
+    found = warnings_while(caplog, env_for(f"http://127.0.0.1:{closed_port()}"))
+    assert len(found) == 1 and "opentelemetry.sdk is missing" in found[0]
+    assert "OTEL_EXPORTER_OTLP_PROTOCOL=http/json" in found[0]
