@@ -202,12 +202,9 @@ def _model_span(call: TimedCall, m: ModelFinished, index: int, ctx: _Context) ->
     if ctx.content:
         attributes["gen_ai.input.messages"] = _json([_semconv_message(msg) for msg in m.messages])
         attributes["gen_ai.output.messages"] = _json([_output_message(m)])
-    attributes.update(
-        openinference.llm_attributes(
-            m, model=model, provider=ctx.provider, session_id=ctx.session_id, parameters=ctx.parameters(),
-            tools=ctx.started.tools if ctx.started else (), content=ctx.content,
-        )
-    )  # fmt: skip
+    tools = ctx.started.tools if ctx.started else ()
+    options = {"provider": ctx.provider, "session_id": ctx.session_id, "parameters": ctx.parameters()}
+    attributes.update(openinference.llm_attributes(m, model=model, tools=tools, content=ctx.content, **options))
     return _child(ctx, "model", index, f"chat {model}", "client", call, attributes, m.error)
 
 
