@@ -21,6 +21,9 @@ Attributes = dict[str, str | bool | int | float | tuple[str, ...] | None]
 TEXT, JSON = "text/plain", "application/json"
 """``input.mime_type`` / ``output.mime_type`` values."""
 
+_PROVIDERS = {"gcp.gemini": "google", "mistral_ai": "mistralai", "moonshot_ai": "moonshot", "x_ai": "xai"}
+"""GenAI ``gen_ai.provider.name`` values whose OpenInference ``llm.provider`` name differs."""
+
 _PREFIXES = ("openinference.", "agent.", "session.", "llm.", "tool.", "input.", "output.")
 
 
@@ -55,7 +58,7 @@ def llm_attributes(
         "openinference.span.kind": "LLM",
         "session.id": session_id,
         "llm.model_name": model,
-        "llm.provider": provider,
+        "llm.provider": _PROVIDERS.get(provider, provider),
         "llm.system": "openai",  # the API Sparrow speaks to every provider
         "llm.token_count.prompt": m.usage.prompt_tokens,
         "llm.token_count.completion": m.usage.completion_tokens,

@@ -244,6 +244,18 @@ def test_every_openinference_attribute_name_is_in_the_conventions() -> None:
     assert not unknown and {str(s.attributes["openinference.span.kind"]) for s in spans} <= kinds
 
 
+@pytest.mark.parametrize(
+    ("model", "provider"),
+    [("gpt-4o-mini", "openai"), ("deepseek-chat", "deepseek"), ("gemini-2.5-pro", "google"), ("grok-4", "xai"),
+     ("kimi-k2", "moonshot"), ("mistral-large", "mistralai"), ("claude-sonnet-4", "anthropic")],
+)  # fmt: skip
+def test_llm_provider_uses_the_openinference_names(model: str, provider: str) -> None:
+    trace = pytest.importorskip("openinference.semconv.trace")
+    events = list(Agent(ScriptedModel(["Final Answer: 1"], name=model), []).run("q"))
+    llm = by_kind(build_spans(events))["LLM"]
+    assert llm["llm.provider"] == provider and provider in {p.value for p in trace.OpenInferenceLLMProviderValues}
+
+
 def test_content_follows_the_genai_opt_in_variable_unless_the_caller_decides() -> None:
     with OtlpReceiver() as receiver:
         opted_in = env_for(receiver, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="true")
