@@ -17,23 +17,16 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, Literal
+from typing import Any
 
-from agent_core.events import (
-    Event,
-    ModelDelta,
-    ModelFinished,
-    RunFinished,
-    RunStarted,
-    ToolFinished,
-    ToolStarted,
-    full_messages,
-)
+from agent_core.events import Event, ModelFinished, RunFinished, full_messages
 from agent_core.pricing import DEFAULT_TABLE, PriceTable, PricingError, prices_from_env
-from agent_core.trace_export.otel import SpanData, build_spans, child_span_id
+from agent_core.trace_export.otel import SpanData, call_span, run_span
 from agent_core.trace_export.otlp_env import ExportTarget, OtlpConfigError, capture_content, export_target
 from agent_core.trace_export.otlp_http import send_batch
 from agent_core.trace_export.span_sender import SpanSender
+from agent_core.transcript import Transcript
+from agent_core.turns import ActionView
 
 log = logging.getLogger("agent_core.trace_export.live")
 
@@ -42,10 +35,10 @@ EXIT_WAIT_S = 3.0
 
 
 class RunSpans:
-    """Folds events into spans and hands over each span once, when it is complete.
+    """Folds events (with the one transcript fold) and hands over each span once, when it is complete.
 
-    Each call's span is built from that call's own events (and the run's ``run_started``), so a step costs
-    the same at step 1000 as at step 1; only the run span, at ``run_finished``, looks at the whole run.
+    Only the calls not handed over yet are looked at, and each span is built from its own call, so a step
+    costs the same at step 1000 as at step 1; only the run span, at ``run_finished``, looks at the whole run.
     """
 
     def __init__(
@@ -56,71 +49,53 @@ class RunSpans:
         prices: PriceTable = DEFAULT_TABLE,
         earlier: Iterable[Event] = (),
     ) -> None:
-        self.session_id, self.include_content, self.prices = session_id, include_content, prices
-        self._runs: dict[str, _RunState] = {}
+        self.include_content = include_content
+        self.options: dict[str, Any] = {"session_id": session_id, "include_content": include_content, "prices": prices}
+        self._transcript = Transcript()
+        self._requests: dict[str, tuple[dict[str, Any], ...]] = {}
+        self._progress: dict[str, _Progress] = {}
         for event in earlier:  # a resumed run: its spans so far were sent by the run it continues
-            self.add(event)
+            self.add(event, build=False)
 
     def add(self, event: Event, build: bool = True) -> list[SpanData]:
         """The spans ``event`` completes (often none); with ``build`` False, only keep count."""
-        if isinstance(event, ModelDelta):
-            return []
-        run = self._runs.setdefault(event.run_id, _RunState())
-        run.events.append(event)
-        if isinstance(event, RunStarted):
-            run.started = event
-        elif isinstance(event, ModelFinished):
-            index, full = run.next_index(), self._with_full_messages(run, event)
-            return self._call_span(run, "model", index, full) if build else []
-        elif isinstance(event, ToolStarted):
-            run.tools[(event.step, event.call_id)] = (run.next_index(), event)
-        elif isinstance(event, ToolFinished):
-            index, begun = run.tools.pop((event.step, event.call_id), None) or (run.next_index(), None)
-            return self._call_span(run, "tool", index, *([begun] if begun else []), event) if build else []
-        elif isinstance(event, RunFinished):
-            del self._runs[event.run_id]
-            return self._rest_of_run(run) if build else []
-        return []
+        if self.include_content and isinstance(event, ModelFinished):
+            event = self._with_full_messages(event)
+        self._transcript.add(event)
+        turn = self._transcript.run(event.run_id)
+        assert turn is not None
+        progress = self._progress.setdefault(event.run_id, _Progress())
+        progress.pending += range(progress.seen, len(turn.calls))
+        progress.seen = len(turn.calls)
+        done = [i for i in progress.pending if _finished(turn.calls[i])]
+        progress.pending = [i for i in progress.pending if i not in done]
+        spans = [call_span(turn, i, **self.options) for i in done] if build else []
+        if isinstance(event, RunFinished):
+            del self._progress[event.run_id]
+            if build:  # the run span, and the calls that never finished (as ``interrupted``)
+                spans += [
+                    run_span(turn, **self.options),
+                    *(call_span(turn, i, **self.options) for i in progress.pending),
+                ]
+        return spans
 
-    def _call_span(self, run: _RunState, kind: Literal["model", "tool"], index: int, *events: Event) -> list[SpanData]:
-        """The one call span of ``events``, with the id it has among all the run's calls."""
-        spans = self._build([*([run.started] if run.started else []), *events])
-        child = next(s for s in spans if s.parent_span_id is not None)
-        span = replace(child, span_id=child_span_id(self.session_id, events[0].run_id, kind, index))
-        run.handed.add(span.span_id)
-        return [span]
-
-    def _rest_of_run(self, run: _RunState) -> list[SpanData]:
-        """At the run's end: its run span, and the calls that never finished (as ``interrupted``)."""
-        return [s for s in self._build(run.events) if s.span_id not in run.handed]
-
-    def _with_full_messages(self, run: _RunState, event: ModelFinished) -> ModelFinished:
-        if not self.include_content:
-            return event
-        full = full_messages(event, run.requests)
+    def _with_full_messages(self, event: ModelFinished) -> ModelFinished:
+        full = full_messages(event, self._requests)
         return replace(event, messages=full, messages_kept=0) if event.messages_kept else event
-
-    def _build(self, events: list[Event]) -> list[SpanData]:
-        options = {"session_id": self.session_id, "include_content": self.include_content, "prices": self.prices}
-        return build_spans(events, **options)  # type: ignore[arg-type]
 
 
 @dataclass
-class _RunState:
-    """What RunSpans keeps of one run in progress."""
+class _Progress:
+    """Which of a run's calls are still to be handed over."""
 
-    events: list[Event] = field(default_factory=list)
-    started: RunStarted | None = None
-    calls: int = 0
-    tools: dict[tuple[int, str], tuple[int, ToolStarted]] = field(default_factory=dict)
-    """Tool calls started and not finished: their index among the run's calls, and their start."""
-    requests: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
-    handed: set[str] = field(default_factory=set)
+    seen: int = 0
+    """How many of the run's calls have been looked at."""
+    pending: list[int] = field(default_factory=list)
+    """Calls started and not finished yet, by index."""
 
-    def next_index(self) -> int:
-        """The index of the call that starts now (calls are counted in the order they start)."""
-        self.calls += 1
-        return self.calls - 1
+
+def _finished(call: ModelFinished | ActionView) -> bool:
+    return isinstance(call, ModelFinished) or call.finished is not None
 
 
 def live_export(
@@ -147,8 +122,7 @@ def live_export(
 def _exported(events: Iterable[Event], sender: SpanSender, spans: RunSpans) -> Iterator[Event]:
     """The run's thread only queues events: spans are built, encoded and sent in the sender's thread."""
     for event in events:
-        if not isinstance(event, ModelDelta):
-            sender.add(spans.add, event)
+        sender.add(spans.add, event)
         if isinstance(event, RunFinished):
             sender.flush_soon()
         yield event

@@ -20,20 +20,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent_core.events import (
-    Event,
-    FinalAnswer,
-    ModelFinished,
-    RunFinished,
-    RunStarted,
-    ToolFinished,
-    ToolStarted,
-    with_full_messages,
-)
-from agent_core.metrics import run_metrics, split_runs
+from agent_core.events import Event, ModelFinished, ToolFinished, ToolStarted, with_full_messages
+from agent_core.metrics import turn_metrics
 from agent_core.pricing import DEFAULT_TABLE, PriceTable
-from agent_core.timeline import TimedCall, timed_calls
+from agent_core.timeline import TimedCall, timed_call, turn_calls
 from agent_core.trace_export import openinference
+from agent_core.transcript import Transcript
+from agent_core.turns import TurnView
 
 AGENT_NAME = "sparrow"
 """``gen_ai.agent.name`` of the run spans."""
@@ -100,23 +93,44 @@ def build_spans(
     spans: list[SpanData] = []
     if include_content:
         events = with_full_messages(events)  # the spans carry each call's whole request
-    for run in split_runs(events).values():
+    for run in Transcript.from_events(events).runs:
         spans += _run_spans(run, _Context(session_id, provider, include_content, prices, run))
     return spans
+
+
+def run_span(turn: TurnView, **options: Any) -> SpanData:
+    """The run span of one folded run, exactly as :func:`build_spans` makes it (same options)."""
+    return _run_spans(turn, _context(turn, **options))[0]
+
+
+def call_span(turn: TurnView, index: int, **options: Any) -> SpanData:
+    """The span of the run's ``index``-th call (in start order), exactly as :func:`build_spans` makes it."""
+    return _call_span(timed_call(turn.calls[index]), index, _context(turn, **options))
+
+
+def _context(
+    turn: TurnView,
+    *,
+    session_id: str | None = None,
+    provider: str | None = None,
+    include_content: bool = False,
+    prices: PriceTable = DEFAULT_TABLE,
+) -> _Context:
+    return _Context(session_id, provider, include_content, prices, turn)
 
 
 class _Context:
     """What every span of one run needs to know."""
 
     def __init__(
-        self, session_id: str | None, provider: str | None, content: bool, prices: PriceTable, run: list[Event]
+        self, session_id: str | None, provider: str | None, content: bool, prices: PriceTable, run: TurnView
     ) -> None:
         self.session_id = session_id
         self.content = content
         self.prices = prices
-        self.run_id = run[0].run_id
-        self.started = next((e for e in run if isinstance(e, RunStarted)), None)
-        self.model = self.started.model if self.started else ""
+        self.run_id = run.run_id
+        self.started = run.run_started
+        self.model = run.model
         self.provider = provider or provider_for(self.model)
         self.trace_id = _hex_id(16, "trace", session_id or "", self.run_id)
         self.run_span_id = _hex_id(8, "run", session_id or "", self.run_id)
@@ -134,17 +148,17 @@ class _Context:
         return {"model": self.model} | ({"temperature": temperature} if temperature is not None else {})
 
 
-def _run_spans(run: list[Event], ctx: _Context) -> list[SpanData]:
-    calls = timed_calls(run)
+def _run_spans(run: TurnView, ctx: _Context) -> list[SpanData]:
+    calls = turn_calls(run)
     children = [_call_span(call, index, ctx) for index, call in enumerate(calls)]
-    start = min([_ns(run[0].ts), *(c.start_ns for c in children)])
-    end = max([_ns(run[-1].ts), *(c.end_ns for c in children)])
+    start = min([_ns(run.first_ts), *(c.start_ns for c in children)])
+    end = max([_ns(run.last_ts), *(c.end_ns for c in children)])
     return [_agent_span(run, ctx, start, end), *children]
 
 
-def _agent_span(run: list[Event], ctx: _Context, start_ns: int, end_ns: int) -> SpanData:
-    metrics = run_metrics(run, prices=ctx.prices)
-    finished = next((e for e in reversed(run) if isinstance(e, RunFinished)), None)
+def _agent_span(run: TurnView, ctx: _Context, start_ns: int, end_ns: int) -> SpanData:
+    metrics = turn_metrics(run, prices=ctx.prices)
+    finished = run.run_finished
     attributes: dict[str, AttributeValue | None] = {
         **_common(ctx, "invoke_agent"),
         "gen_ai.agent.name": AGENT_NAME,
@@ -170,12 +184,12 @@ def _agent_span(run: list[Event], ctx: _Context, start_ns: int, end_ns: int) -> 
     return SpanData(ctx.trace_id, ctx.run_span_id, None, name, "internal", start_ns, end_ns, _clean(attributes), error)
 
 
-def _openinference_agent(run: list[Event], ctx: _Context) -> dict[str, AttributeValue | None]:
-    answer = next((e.text for e in reversed(run) if isinstance(e, FinalAnswer)), None)
+def _openinference_agent(run: TurnView, ctx: _Context) -> dict[str, AttributeValue | None]:
     question = ctx.started.question if ctx.started else None
     return openinference.agent_attributes(
-        agent_name=AGENT_NAME, session_id=ctx.session_id, question=question, answer=answer, content=ctx.content
-    )
+        agent_name=AGENT_NAME, session_id=ctx.session_id, question=question, answer=run.answer_given,
+        content=ctx.content,
+    )  # fmt: skip
 
 
 def _call_span(call: TimedCall, index: int, ctx: _Context) -> SpanData:
@@ -260,11 +274,11 @@ def _common(ctx: _Context, operation: str, model: str | None = None) -> dict[str
     }
 
 
-def _run_content(run: list[Event], ctx: _Context) -> dict[str, AttributeValue]:
+def _run_content(run: TurnView, ctx: _Context) -> dict[str, AttributeValue]:
     content: dict[str, AttributeValue] = {}
     if ctx.started is not None:
         content["gen_ai.input.messages"] = _json([_text_message("user", ctx.started.question)])
-    answer = next((e.text for e in reversed(run) if isinstance(e, FinalAnswer)), None)
+    answer = run.answer_given
     if answer is not None:
         content["gen_ai.output.messages"] = _json([{**_text_message("assistant", answer), "finish_reason": "stop"}])
     return content
@@ -351,11 +365,6 @@ def _clean(attributes: Mapping[str, AttributeValue | None]) -> dict[str, Attribu
 
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def child_span_id(session_id: str | None, run_id: str, kind: Literal["model", "tool"], index: int) -> str:
-    """The id :func:`build_spans` gives the ``index``-th call of a run (calls counted in start order)."""
-    return _hex_id(8, kind, session_id or "", run_id, str(index))
 
 
 def _hex_id(size: int, *parts: str) -> str:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agent_core.testing import FakeOpenAIServer
+from agent_core.testing.rule_llm import TWO_TOOLS
 from tests.app.test_chat_page import ask, open_app, texts
-from tests.e2e.fake_llm import TWO_TOOLS
 
 
 def test_the_json_protocol_chosen_in_the_sidebar_answers_with_a_schema(fake_llm: FakeOpenAIServer) -> None:
