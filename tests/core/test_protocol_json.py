@@ -18,6 +18,7 @@ from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.tools import builtin_tools, tool
 from agent_core.trace_export import build_spans
 from tests.core.helpers import simplify
+from tests.core.test_cli import sparrow
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -260,8 +261,6 @@ def test_json_is_a_registered_protocol() -> None:
 
 
 def test_the_cli_takes_protocol_json() -> None:
-    from tests.core.test_cli import sparrow
-
     with FakeOpenAIServer([DATE_STEP, DATE_ANSWER]) as server:
         done = sparrow(server, "ask", SEED, "--protocol", "json", "--no-save", "--model", "fake-model")
     assert (done.returncode, done.stdout.strip()) == (0, "2024-10-17, a Thursday."), done.stderr

@@ -21,11 +21,14 @@ pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
 
 from agent_core import Agent
 from agent_core.events import Event, RunFinished, ToolFinished
+from agent_core.sessions import config_from_agent, resume_run
+from agent_core.store import SessionStore, record_events
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import Tool, calculator, tool
 from agent_core.trace_export import SpanData, build_spans
 from agent_core.trace_export.live import RunSpans, close_all, live_export, sender_for
 from agent_core.trace_export.otlp_env import OtlpConfigError, export_target, parse_headers
+from tests.core.test_cli import DATE_ANSWER, DATE_STEP, SEED
 from tests.observability.builders import (
     MODEL,
     PRICES,
@@ -39,6 +42,7 @@ from tests.observability.builders import (
 )
 from tests.observability.conftest import Collector
 from tests.observability.otlp_receiver import OtlpReceiver
+from tests.store.helpers import arithmetic_agent
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "How many spans will this run send?"
@@ -358,8 +362,6 @@ def test_settings_that_turn_export_off_and_header_decoding() -> None:
 
 
 def test_the_cli_sends_a_recorded_run_live_and_flushes_at_exit(tmp_path: Path) -> None:
-    from tests.core.test_cli import DATE_ANSWER, DATE_STEP, SEED
-
     with FakeOpenAIServer([DATE_STEP, DATE_ANSWER]) as server, OtlpReceiver() as receiver:
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("OTEL_")},
@@ -450,3 +452,26 @@ def test_protobuf_without_the_otel_extra_says_what_to_do(
     found = warnings_while(caplog, env_for(f"http://127.0.0.1:{closed_port()}"))
     assert len(found) == 1 and "opentelemetry.sdk is missing" in found[0]
     assert "OTEL_EXPORTER_OTLP_PROTOCOL=http/json" in found[0]
+
+
+def test_resuming_an_interrupted_session_sends_the_rest_of_its_run() -> None:
+    store = SessionStore.open("sqlite://")
+    agent = arithmetic_agent()
+    session = store.create_session(config_from_agent(agent))
+    stream = record_events(store, session.id, agent.run("What is 6*7?"))
+    for event in stream:
+        if isinstance(event, ToolFinished):
+            break  # the process dies after the first step
+    stream.close()
+    with OtlpReceiver() as receiver:
+        earlier = store.events(session.id)  # what `sessions resume` passes: the whole session so far
+        resumed = resume_run(store, session.id, arithmetic_agent())
+        events = list(live_export(resumed, session_id=session.id, earlier=earlier, environ=env_for(receiver)))
+        close_all()
+        assert receiver.wait_for(lambda spans: len(spans) == 2)
+    assert events[-1].status == "completed"
+    sent = sorted(receiver.spans(), key=lambda s: s["span"])
+    whole = build_spans(store.events(session.id), session_id=session.id)
+    assert [s["name"] for s in sent if s["parent"]] == ["chat fake-arith"]
+    assert sent == expected([s for s in whole if s.span_id in {r["span"] for r in sent}])
+    store.close()
