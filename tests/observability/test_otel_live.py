@@ -25,7 +25,7 @@ from agent_core.sessions import config_from_agent, resume_run
 from agent_core.store import SessionStore, record_events
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import Tool, calculator, tool
-from agent_core.trace_export import SpanData, build_spans
+from agent_core.trace_export import SpanData, build_spans, span_sender
 from agent_core.trace_export.live import RunSpans, close_all, live_export, sender_for
 from agent_core.trace_export.otlp_env import OtlpConfigError, export_target, parse_headers
 from tests.core.test_cli import DATE_ANSWER, DATE_STEP, SEED
@@ -475,3 +475,17 @@ def test_resuming_an_interrupted_session_sends_the_rest_of_its_run() -> None:
     assert [s["name"] for s in sent if s["parent"]] == ["chat fake-arith"]
     assert sent == expected([s for s in whole if s.span_id in {r["span"] for r in sent}])
     store.close()
+
+
+def test_after_a_failure_sending_resumes_quietly_once_the_collector_is_back(
+    collector: Collector, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(span_sender, "RETRY_AFTER_S", 0.3)
+    collector.status = 503
+    env = env_for(collector.base_url)
+    assert len(warnings_while(caplog, env)) == 1 and not collector.requests
+    collector.status = 200
+    time.sleep(0.4)
+    run_live(Agent(ScriptedModel(["Final Answer: back"]), []), env)
+    assert sender_for(export_target(env)).flush(5) and len(collector.requests) >= 1
+    assert len([r for r in caplog.records if r.name == LOGGER]) == 1  # still the one warning
