@@ -489,3 +489,19 @@ def test_after_a_failure_sending_resumes_quietly_once_the_collector_is_back(
     run_live(Agent(ScriptedModel(["Final Answer: back"]), []), env)
     assert sender_for(export_target(env)).flush(5) and len(collector.requests) >= 1
     assert len([r for r in caplog.records if r.name == LOGGER]) == 1  # still the one warning
+
+
+def test_the_cli_with_a_dead_collector_answers_with_one_warning_line() -> None:
+    with FakeOpenAIServer([DATE_STEP, DATE_ANSWER]) as server:
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("OTEL_")},
+            "OPENAI_BASE_URL": server.base_url,
+            "OPENAI_API_KEY": "sk-cli-test",
+            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{closed_port()}",
+            "OTEL_BSP_SCHEDULE_DELAY": "1",
+        }
+        argv = [sys.executable, "-m", "agent_core", "ask", SEED, "--no-save"]
+        done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, "2024-10-17" in done.stdout) == (0, True), done.stderr
+    assert done.stderr.count("live trace export") == 1
+    assert "\nlive trace export: cannot reach http://127.0.0.1:" in done.stderr
