@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 
 from agent_core.agent import Agent, AgentSettings
 from agent_core.approvals import Approvals, approval_key
+from agent_core.cli.mcp_servers import add_mcp_option, mcp_source, print_servers
 from agent_core.console import TracePrinter
 from agent_core.events import ApprovalRequested, Event, RunFinished
 from agent_core.limits import CancelToken
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
     ask.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     add_approval_option(ask)
+    add_mcp_option(ask)
     saving = ask.add_mutually_exclusive_group()
     saving.add_argument(
         "--session", metavar="ID", help="continue this session (its protocol and settings are defaults)"
@@ -57,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_sessions.add_db_option(ask)
     ask.set_defaults(handler=cmd_ask)
     tools = sub.add_parser("tools", help="list the available tools and their parameter schemas")
+    add_mcp_option(tools)
     tools.set_defaults(handler=cmd_tools)
     cli_sessions.register(sub)
     cli_memory.register(sub)
@@ -93,9 +96,9 @@ def model_from_args(args: argparse.Namespace, default_model: str | None = None) 
         raise CliError(str(exc)) from None
 
 
-def select_tools(names: str | None, *, memory: bool = True) -> list[Tool]:
-    """Every catalogued tool (built-in, web, plugins, memory), or those named in a comma-separated list."""
-    catalog = tool_catalog(memory=memory)
+def select_tools(names: str | None, *, memory: bool = True, mcp: str | bool = True) -> list[Tool]:
+    """Every catalogued tool (built-in, web, plugins, memory, MCP), or those named in a comma-separated list."""
+    catalog = tool_catalog(memory=memory, mcp=mcp)
     for problem in catalog.errors:
         print(f"sparrow: warning: {problem}", file=sys.stderr)
     if not names:
@@ -117,7 +120,9 @@ def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = Non
     try:
         model = model_from_args(args, config.model if config else None)
         # Long-term memory belongs to sessions: a run that is not recorded gets no remember/recall.
-        tools = select_tools(getattr(args, "tools", None), memory=not getattr(args, "no_save", False))
+        tools = select_tools(
+            getattr(args, "tools", None), memory=not getattr(args, "no_save", False), mcp=mcp_source(args)
+        )
         return Agent(model, tools, protocol=protocol, settings=settings, approvals=approvals_of(args), **overrides)
     except ValueError as exc:
         raise CliError(str(exc)) from None
@@ -195,10 +200,11 @@ def report(events: Iterator[Event], *, as_json: bool, approvals: Approvals | Non
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
-    """Print each tool (built-in, web, plugins) with where it comes from and its JSON schema."""
-    catalog = tool_catalog()
+    """Print each MCP server's status, then each tool (built-in, web, plugins, MCP) with its origin and schema."""
+    catalog = tool_catalog(mcp=mcp_source(args))
     for problem in catalog.errors:
         print(f"sparrow: warning: {problem}", file=sys.stderr)
+    print_servers(catalog, sys.stdout)
     for t in catalog.tools:
         approval = ", asks for approval" if t.needs_approval else ""
         print(f"{t.name} [{catalog.origins.get(t.name, '?')}{approval}]: {t.description}")

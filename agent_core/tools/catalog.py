@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
+from agent_core.mcp import McpConfig, ServerHandle, load_mcp_tools
 from agent_core.tools.base import Tool
 from agent_core.tools.plugins import load_plugins
 
@@ -14,9 +16,11 @@ class Catalog:
 
     tools: tuple[Tool, ...]
     origins: dict[str, str] = field(default_factory=dict)
-    """Tool name → ``built-in``, ``web``, ``memory`` or the plugin source (``module mypkg.tools``...)."""
+    """Tool name → ``built-in``, ``web``, ``memory``, ``mcp:<server>`` or the plugin source (``module mypkg.tools``)."""
     errors: tuple[str, ...] = ()
-    """Plugin sources or settings that failed, one sentence each."""
+    """Plugin sources, settings or MCP servers that failed, one sentence each."""
+    mcp_servers: tuple[ServerHandle, ...] = ()
+    """Configured MCP servers; ``.status()`` tells how each is doing now."""
 
     def get(self, names: list[str] | tuple[str, ...]) -> list[Tool]:
         """The tools with these names, in catalogue order; ValueError naming unknown ones."""
@@ -27,8 +31,15 @@ class Catalog:
         return [t for t in self.tools if t.name in names]
 
 
-def tool_catalog(*, web: bool = True, memory: bool = True, plugins: bool = True) -> Catalog:
-    """Built-ins, web tools (configured from the environment), memory tools (unbound), plugins (SPARROW_TOOLS...).
+def tool_catalog(
+    *,
+    web: bool = True,
+    memory: bool = True,
+    plugins: bool = True,
+    mcp: str | os.PathLike[str] | McpConfig | bool = True,
+) -> Catalog:
+    """Built-ins, web tools (configured from the environment), memory tools (unbound), plugins (SPARROW_TOOLS...),
+    then the tools of MCP servers (``mcp``: a config file or McpConfig; True looks for one; False skips them).
 
     The memory tools (remember, recall) need a store and a session: bind them when starting a run with
     ``agent_core.longterm.tools.bind_memory_tools``.
@@ -57,4 +68,11 @@ def tool_catalog(*, web: bool = True, memory: bool = True, plugins: bool = True)
         tools += list(loaded.tools)
         origins.update(loaded.origins)
         errors += loaded.errors
-    return Catalog(tuple(tools), origins, tuple(errors))
+    servers: tuple[ServerHandle, ...] = ()
+    if mcp is not False:
+        found = load_mcp_tools(None if mcp is True else mcp, taken=[t.name for t in tools])
+        tools += found.tools
+        origins.update(found.origins)
+        errors += found.errors
+        servers = found.servers
+    return Catalog(tuple(tools), origins, tuple(errors), servers)
