@@ -45,6 +45,8 @@ class ServerConnection:
         self.tools: tuple[types.Tool, ...] = ()
         """The server's tools as it listed them at its last start."""
         self.start_ms: float | None = None
+        self.starts = 0
+        """How many times the server was started (1 while it has never stopped)."""
         self._client: Client | None = None
         self._stop: asyncio.Event | None = None
         self._keeper: asyncio.Task[None] | None = None
@@ -111,7 +113,7 @@ class ServerConnection:
             self._errlog = None
 
     async def _start(self) -> None:
-        began = time.perf_counter()
+        began, self.starts = time.perf_counter(), self.starts + 1
         ready: asyncio.Future[tuple[types.Tool, ...]] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
         self._keeper = asyncio.create_task(self._keep(ready))
@@ -165,17 +167,18 @@ class ServerConnection:
         except MCPError as exc:
             if exc.code != types.CONNECTION_CLOSED:
                 raise McpServerError(f"MCP server {self.name!r} refused the call to {tool}: {exc.message}") from None
-            await self._lost(f"stopped during the call to {tool}")
-            raise McpServerError(f"MCP server {self.name!r} {self.problem}") from None
+            raise McpServerError(await self._lost(f"during the call to {tool}")) from None
         except Exception as exc:  # transport failures (HTTP errors, broken pipes…)
-            await self._lost(f"the connection failed during the call to {tool} ({self._explain(exc)})")
-            raise McpServerError(f"MCP server {self.name!r}: {self.problem}") from None
+            raise McpServerError(await self._lost(f"during the call to {tool}: {self._explain(exc)}")) from None
 
-    async def _lost(self, what: str) -> None:
+    async def _lost(self, when: str) -> str:
+        """Mark the server stopped, close what is left of the session, and say so in one sentence."""
         detail = self._stderr_tail()
+        detail = "" if detail in when else detail
         self.state = STOPPED
-        self.problem = f"{what}{f' (its last words: {detail})' if detail else ''}; it restarts on the next call"
+        self.problem = f"{when}{f' (its last words: {detail})' if detail else ''}; it restarts on the next call"
         await self._halt()
+        return f"MCP server {self.name!r} stopped {self.problem}"
 
     async def _halt(self) -> None:
         keeper, self._keeper = self._keeper, None
@@ -183,6 +186,8 @@ class ServerConnection:
             self._stop.set()
         if keeper is None:
             return
+        if self._client is None:  # still starting: nothing listens to the stop event yet
+            keeper.cancel()
         try:
             await asyncio.wait_for(keeper, CLOSE_TIMEOUT)
         except (TimeoutError, asyncio.CancelledError):

@@ -59,7 +59,8 @@ def _resource(resource: Any) -> str:
 
 def _size(data: str) -> str:
     """The decoded size of base64 ``data``, readable."""
-    count = len(data or "") * 3 // 4
+    data = data or ""
+    count = len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))
     return f"{count} bytes" if count < 1024 else f"{count / 1024:.1f} kB"
 
 

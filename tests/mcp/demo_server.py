@@ -10,7 +10,7 @@ import os
 import sys
 import time
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import EmbeddedResource, ResourceLink, TextContent, TextResourceContents
@@ -72,6 +72,13 @@ def hang(seconds: float) -> str:
 
 
 @server.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of an HTTP request header the client sent (streamable HTTP only)."""
+    request = ctx.request_context.request
+    return str(request.headers.get(name, "(absent)")) if request is not None else "(not over HTTP)"
+
+
+@server.tool()
 def crash() -> str:
     """Kill the server process at once, in the middle of the call."""
     sys.stderr.write("demo server: crashing on purpose\n")
@@ -80,6 +87,9 @@ def crash() -> str:
 
 
 if __name__ == "__main__":
+    if os.environ.get("DEMO_PID_FILE"):
+        with open(os.environ["DEMO_PID_FILE"], "a", encoding="utf-8") as pids:
+            pids.write(f"{os.getpid()}\n")
     if len(sys.argv) > 2 and sys.argv[1] == "http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:
