@@ -150,6 +150,8 @@ def _server(name: str, entry: Any, base: Path | None, environ: Mapping[str, str]
         where = ".".join(str(p) for p in first.get("loc", ()))
         message = first.get("msg", "invalid value").removeprefix("Value error, ")
         raise McpConfigError(f"MCP server {name!r}: {where + ': ' if where else ''}{message}") from None
+    if server.disabled:
+        return server  # its ${VARIABLES} need not be set while it is off
     env = {k: _expand(v, name, environ) for k, v in server.env.items()}
     headers = {k: _expand(v, name, environ) for k, v in server.headers.items()}
     cwd = str((base / server.cwd) if base is not None and server.cwd else server.cwd) if server.cwd else None
