@@ -141,6 +141,9 @@ class ServerConnection:
         except BaseException as exc:  # a failed start, or the session breaking while idle
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else McpServerError("start was cancelled"))
+            elif self.state == RUNNING and not isinstance(exc, asyncio.CancelledError):
+                self.state = STOPPED
+                self.problem = f"its session ended ({self._explain(exc)}); it restarts on the next call"
         finally:
             self._client = None
 
@@ -165,6 +168,8 @@ class ServerConnection:
         except TimeoutError:
             raise McpServerError(self._timeout_message(tool)) from None
         except MCPError as exc:
+            if exc.code == types.REQUEST_TIMEOUT:
+                raise McpServerError(self._timeout_message(tool)) from None
             if exc.code != types.CONNECTION_CLOSED:
                 raise McpServerError(f"MCP server {self.name!r} refused the call to {tool}: {exc.message}") from None
             raise McpServerError(await self._lost(f"during the call to {tool}")) from None

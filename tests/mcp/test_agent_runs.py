@@ -112,3 +112,25 @@ def test_servers_are_reused_across_runs(servers) -> None:
     again = servers.tools(parse_config({"mcpServers": {"demo": demo_entry(trust=True)}}), taken=())
     assert again.tools[0].connection is connection
     assert connection.starts == 1
+
+
+def test_a_server_dying_mid_run_is_an_observation_and_the_run_goes_on(servers) -> None:
+    tools = mcp_tools(servers, {"demo": demo_entry(trust=True)})
+    model = ScriptedModel(
+        [
+            react("Try the fragile tool.", "demo__crash"),
+            react("It died; try again with echo.", "demo__echo", text="back"),
+            answer("The server came back.", "back"),
+        ]
+    )
+    events = list(Agent(model, tools, protocol="react").run("Crash it, then echo."))
+    observations = [(e.tool, e.output) for e in events if isinstance(e, ToolFinished)]
+    assert observations == [
+        (
+            "demo__crash",
+            "Error: MCP server 'demo' stopped during the call to crash "
+            "(its last words: demo server: crashing on purpose); it restarts on the next call",
+        ),
+        ("demo__echo", '{"result": "echo: back"}'),
+    ]
+    assert events[-1].status == "completed" and events[-1].final_answer == "back"
