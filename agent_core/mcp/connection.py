@@ -51,6 +51,7 @@ class ServerConnection:
         self._stop: asyncio.Event | None = None
         self._keeper: asyncio.Task[None] | None = None
         self._errlog: IO[str] | None = None
+        self._http_status: int | None = None
         self._lock = threading.Lock()
         self.tool_names: dict[str, str] = {}
         """Sparrow name -> server name, filled in by whoever builds the tools."""
@@ -154,10 +155,20 @@ class ServerConnection:
                 command=config.command, args=list(config.args), env=config.env or None, cwd=config.cwd
             )
             return Client(stdio_client(params, errlog=self._fresh_errlog()), read_timeout_seconds=config.timeout)
+        self._http_status = None
         http = await stack.enter_async_context(
-            httpx2.AsyncClient(headers=config.headers, timeout=httpx2.Timeout(config.timeout, read=300.0))
+            httpx2.AsyncClient(
+                headers=config.headers,
+                timeout=httpx2.Timeout(config.timeout, read=300.0),
+                event_hooks={"response": [self._note_status]},
+            )
         )
         return Client(streamable_http_client(str(config.url), http_client=http), read_timeout_seconds=config.timeout)
+
+    async def _note_status(self, response: httpx2.Response) -> None:
+        """Remember an HTTP error status: the SDK reports it only as "Server returned an error response"."""
+        if response.status_code >= 400:
+            self._http_status = response.status_code
 
     async def _call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
         client = self._client
@@ -214,6 +225,8 @@ class ServerConnection:
             text = f"cannot reach {self.config.url}: {type(leaf).__name__}: {leaf}"
         else:
             text = f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
+        if self._http_status is not None:
+            text = f"{text} (HTTP {self._http_status})"
         tail = self._stderr_tail()
         return f"{text} (its last words: {tail})" if tail else text
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -95,3 +97,22 @@ def test_a_server_that_cannot_restart_says_so_and_the_tool_is_not_called(servers
         ToolError, match=r"^MCP server 'once' failed to start: .*second start refused.*; echo was not called$"
     ):
         tools["once__echo"].invoke({"text": "x"})
+
+
+def test_an_http_error_status_is_named(servers) -> None:
+    class Refuse(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.send_response(401)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), Refuse) as http:
+        threading.Thread(target=http.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{http.server_address[1]}/mcp"
+        _, found = start(servers, {"locked": {"url": url, "startupTimeout": 10}})
+        http.shutdown()
+    (error,) = found.errors
+    assert error.startswith("MCP server 'locked' failed to start: ") and error.endswith("(HTTP 401)")
