@@ -104,7 +104,7 @@ def tools_of(connection: ServerConnection, taken: Iterable[str]) -> list[McpTool
 
 def tool_name(server: str, tool: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
     """``<server>__<tool>`` as a valid, unused tool name of at most 64 characters."""
-    base = f"{_NOT_WORD.sub('_', server)}__{_NOT_WORD.sub('_', tool)}"
+    base = f"{_clean(server)}__{_clean(tool)}"
     if not (base[0].isascii() and (base[0].isalpha() or base[0] == "_")):
         base = f"mcp_{base}"
     if len(base) > MAX_NAME:
@@ -115,6 +115,14 @@ def tool_name(server: str, tool: str, taken: set[str] | frozenset[str] = frozens
         suffix = f"_{number}"
         name, number = base[: MAX_NAME - len(suffix)] + suffix, number + 1
     return name
+
+
+def _clean(part: str) -> str:
+    """Letters, digits and ``_`` kept, the rest ``_``; a part with no letter or digit left becomes a short hash."""
+    cleaned = _NOT_WORD.sub("_", part)
+    if any(c.isalnum() for c in cleaned):
+        return cleaned
+    return "x" + hashlib.sha1(part.encode()).hexdigest()[:6]
 
 
 def _object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:

@@ -88,18 +88,16 @@ def test_tool_retrieval_picks_the_mcp_tool_that_fits(servers) -> None:
     tools = mcp_tools(servers, {"time": {"command": reference_server("mcp-server-time"), "trust": True}})
     model = ScriptedModel(
         [
-            Reply.call(
-                "time__convert_time", source_timezone="Europe/Paris", time="09:00", target_timezone="Asia/Tokyo"
-            ),
-            "17:00 in Tokyo.",
+            Reply.call("time__convert_time", source_timezone="Etc/UTC", time="09:00", target_timezone="Asia/Tokyo"),
+            "18:00 in Tokyo.",
         ]
     )
-    question = "Convert 09:00 from the Europe/Paris timezone to the Asia/Tokyo timezone."
+    question = "Convert 09:00 from the Etc/UTC timezone to the Asia/Tokyo timezone."
     events = list(Agent(model, tools, protocol="tools", max_tools=2).run(question))
     offered = [t["function"]["name"] for t in model.requests[0].tools]
     assert len(offered) == 2 and "time__convert_time" in offered
     (result,) = [e for e in events if isinstance(e, ToolFinished)]
-    assert result.error is None and '"time_difference": "+8.0h"' in result.output
+    assert result.error is None and '"time_difference": "+9.0h"' in result.output
 
 
 def test_servers_are_reused_across_runs(servers) -> None:
