@@ -47,6 +47,8 @@ class ServerConnection:
         self.start_ms: float | None = None
         self.starts = 0
         """How many times the server was started (1 while it has never stopped)."""
+        self.retired = False
+        """True once a newer configuration replaced this one: it never starts again."""
         self._client: Client | None = None
         self._stop: asyncio.Event | None = None
         self._keeper: asyncio.Task[None] | None = None
@@ -74,6 +76,8 @@ class ServerConnection:
         with self._lock:
             if self.state == RUNNING:
                 return
+            if self.retired:
+                raise McpServerError(f"MCP server {self.name!r} was reconfigured; rebuild the tool catalogue")
             self.state, self.problem = STARTING, None
             try:
                 self._loop.run(self._start(), self.config.startup_timeout + CLOSE_TIMEOUT + GRACE)

@@ -36,6 +36,7 @@ class McpServers:
                 return current
             fresh = self._connections[name] = ServerConnection(name, config, self._loop)
         if current is not None:
+            current.retired = True  # tools still holding it must not bring the old settings back
             current.close()
         return fresh
 

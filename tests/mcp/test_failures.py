@@ -116,3 +116,13 @@ def test_an_http_error_status_is_named(servers) -> None:
         http.shutdown()
     (error,) = found.errors
     assert error.startswith("MCP server 'locked' failed to start: ") and error.endswith("(HTTP 401)")
+
+
+def test_changed_settings_restart_the_server_and_retire_the_old_tools(servers) -> None:
+    old_tools, _ = start(servers, {"demo": demo_entry()})
+    new_tools, found = start(servers, {"demo": demo_entry(timeout=5)})
+    assert new_tools["demo__echo"].connection is not old_tools["demo__echo"].connection
+    assert new_tools["demo__echo"].invoke({"text": "new"}).content == '{"result": "echo: new"}'
+    with pytest.raises(ToolError, match=r"^MCP server 'demo' was reconfigured; rebuild the tool catalogue; echo was"):
+        old_tools["demo__echo"].invoke({"text": "old"})
+    assert found.servers[0].status().state == "running"
