@@ -248,8 +248,8 @@ class ServerConnection:
             return ""
         try:
             log.flush()
-            log.seek(0)
-            lines = [line.strip() for line in log.read()[-8000:].splitlines() if line.strip()]
+            log.seek(max(0, log.seek(0, 2) - 8000))  # only the end: a chatty server's log can be long
+            lines = [line.strip() for line in log.read().splitlines() if line.strip()]
         except (OSError, ValueError):
             return ""
         return lines[-1][:limit] if lines else ""
