@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agent_core.events import ModelDelta
@@ -45,9 +46,7 @@ def stream_reply(
 ) -> Iterator[ModelDelta]:
     """Yield the reply's deltas (at most one per ``interval`` seconds); return its Completion."""
     text, shown, last_shown = "", 0, 0.0
-    stream: Iterator[Any] = iter(())
-    try:
-        stream = iter(model.stream(request))
+    with _closing(model.stream(request)) as stream:
         while True:
             item = timing.next(stream)
             if item is None:
@@ -69,6 +68,14 @@ def stream_reply(
                 shown, last_shown = end, time.perf_counter() if cut is not None else now
             if cut is not None:  # the model is writing its own Observation: stop reading
                 return Completion(text=text, finish_reason="stop_at_observation")
+
+
+@contextlib.contextmanager
+def _closing(items: Iterable[Any]) -> Iterator[Iterator[Any]]:
+    """An iterator over ``items`` that is closed (when it can be) however the reading ends."""
+    stream = iter(items)
+    try:
+        yield stream
     finally:
         close = getattr(stream, "close", None)
         if close is not None:

@@ -10,7 +10,7 @@ from agent_core.formatting import format_timestamp
 from agent_core.store import SessionNotFound, SnapshotNotFound
 from sparrow_ui.i18n import t
 from sparrow_ui.sidebar import frame
-from sparrow_ui.state import get_store, live_runs, open_session
+from sparrow_ui.state import get_store, live_runs, open_in_chat
 
 frame()
 store = get_store()
@@ -18,13 +18,6 @@ st.header(t("nav.sessions"))
 sessions = store.list_sessions()
 if not sessions:
     st.info(t("session.none"))
-
-
-def go_to_chat(session_id: str) -> None:
-    """Open ``session_id`` on the Chat page."""
-    open_session(session_id)
-    st.switch_page("pages/chat.py", query_params={"session": session_id})
-
 
 for info in sessions:
     with st.container(border=True):
@@ -34,7 +27,7 @@ for info in sessions:
         top.caption(f"{format_timestamp(info.updated_at)} · {model} · {info.config.protocol} · `{info.id}`")
         left, middle, right = actions.columns(3)
         if left.button(t("session.open"), key=f"open_{info.id}", type="primary"):
-            go_to_chat(info.id)
+            open_in_chat(info.id)
         with middle.popover(t("session.rename")):
             title = st.text_input(t("session.rename"), value=info.title, key=f"title_{info.id}", max_chars=200)
             if st.button("OK", key=f"rename_{info.id}"):
@@ -58,4 +51,4 @@ for info in sessions:
                         except SnapshotNotFound as exc:
                             st.error(str(exc))
                         else:
-                            go_to_chat(forked.id)
+                            open_in_chat(forked.id)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from agent_core.catalog import Catalog
 from agent_core.mcp import ServerStatus
-from agent_core.tools.catalog import Catalog
 from sparrow_ui.i18n import t
 from sparrow_ui.render import safe_markdown
 

@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import TextIO
 
-from agent_core.tools.catalog import Catalog
+from agent_core.catalog import Catalog
 
 
 def add_mcp_option(parser: argparse.ArgumentParser) -> None:

@@ -1,13 +1,16 @@
-"""Every tool an app or the CLI can offer: built-ins, the web tools and the user's plugins, with their origins."""
+"""Every tool an app or the CLI can offer: built-ins, web, long-term memory, plugins and MCP servers, with origins."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 
-from agent_core.mcp import McpConfig, ServerHandle, load_mcp_tools
+from agent_core.longterm.tools import make_memory_tools
+from agent_core.mcp import McpConfig, McpTools, ServerHandle, load_mcp_tools
+from agent_core.tools import builtin_tools
 from agent_core.tools.base import Tool
 from agent_core.tools.plugins import load_plugins
+from agent_core.tools.web import web_tools
 
 
 @dataclass(frozen=True)
@@ -44,10 +47,6 @@ def tool_catalog(
     The memory tools (remember, recall) need a store and a session: bind them when starting a run with
     ``agent_core.longterm.tools.bind_memory_tools``.
     """
-    from agent_core.longterm.tools import make_memory_tools
-    from agent_core.tools import builtin_tools
-    from agent_core.tools.web import web_tools
-
     tools = builtin_tools()
     origins = dict.fromkeys((t.name for t in tools), "built-in")
     errors: list[str] = []
@@ -68,11 +67,15 @@ def tool_catalog(
         tools += list(loaded.tools)
         origins.update(loaded.origins)
         errors += loaded.errors
-    servers: tuple[ServerHandle, ...] = ()
-    if mcp is not False:
-        found = load_mcp_tools(None if mcp is True else mcp, taken=[t.name for t in tools])
-        tools += found.tools
-        origins.update(found.origins)
-        errors += found.errors
-        servers = found.servers
-    return Catalog(tuple(tools), origins, tuple(errors), servers)
+    servers = _mcp_tools(mcp, tools)
+    tools += servers.tools
+    origins.update(servers.origins)
+    errors += servers.errors
+    return Catalog(tuple(tools), origins, tuple(errors), servers.servers)
+
+
+def _mcp_tools(mcp: str | os.PathLike[str] | McpConfig | bool, taken: list[Tool]) -> McpTools:
+    """The MCP servers' tools (none when ``mcp`` is False), named clear of the ``taken`` ones."""
+    if mcp is False:
+        return McpTools()
+    return load_mcp_tools(None if mcp is True else mcp, taken=[t.name for t in taken])
