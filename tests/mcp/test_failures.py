@@ -126,3 +126,9 @@ def test_changed_settings_restart_the_server_and_retire_the_old_tools(servers) -
     with pytest.raises(ToolError, match=r"^MCP server 'demo' was reconfigured; rebuild the tool catalogue; echo was"):
         old_tools["demo__echo"].invoke({"text": "old"})
     assert found.servers[0].status().state == "running"
+
+
+def test_a_disabled_server_is_listed_but_never_started(servers) -> None:
+    tools, found = start(servers, {"off": {"command": "sparrow-no-such-command", "disabled": True}})
+    assert (tools, found.errors) == ({}, ())
+    assert found.servers[0].status().line() == "off [stdio: sparrow-no-such-command] disabled"
