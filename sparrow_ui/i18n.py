@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from sparrow_ui.strings_mcp import STRINGS as MCP_STRINGS
 from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 
@@ -179,6 +180,7 @@ STRINGS: dict[str, dict[str, str]] = {
 
 STRINGS.update(TRACES_STRINGS)
 STRINGS.update(MEMORY_STRINGS)
+STRINGS.update(MCP_STRINGS)
 
 
 def lang() -> str:

@@ -250,4 +250,4 @@ def _links(details: Any) -> None:
         if isinstance(item, dict) and str(item.get("url", "")).startswith(("http://", "https://"))
     ]
     if lines:
-        st.markdown("\n".join(lines))
+        st.markdown(safe_markdown("\n".join(lines)))  # titles come from tools (web pages, MCP servers)

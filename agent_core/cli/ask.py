@@ -17,6 +17,7 @@ from agent_core.cli.common import (
     open_store,
     store_errors,
 )
+from agent_core.cli.mcp_servers import add_mcp_option
 from agent_core.cli.terminal import report, with_sigint
 from agent_core.events import Event
 from agent_core.limits import CancelToken
@@ -45,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ask.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     add_approval_option(ask)
     add_content_option(ask)
+    add_mcp_option(ask)
     saving = ask.add_mutually_exclusive_group()
     saving.add_argument(
         "--session", metavar="ID", help="continue this session (its protocol and settings are defaults)"

@@ -24,6 +24,7 @@ from agent_core.cli.common import (
     store_errors,
     subcommand,
 )
+from agent_core.cli.mcp_servers import add_mcp_option
 from agent_core.cli.terminal import report, with_sigint
 from agent_core.events import Event, RunFinished, RunStarted
 from agent_core.formatting import format_timestamp
@@ -72,6 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     resume.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     add_approval_option(resume)
     add_content_option(resume)
+    add_mcp_option(resume)
     trace = _command(
         sub, "export-trace", "export a session's trace as JSON Lines, OTLP/JSON or a Markdown report", cmd_export_trace
     )
