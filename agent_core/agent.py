@@ -31,6 +31,8 @@ class AgentSettings:
     max_observation_chars: int = 2000
     """Tool outputs longer than this are truncated for the model, with a note saying so."""
     temperature: float | None = 0.0
+    max_tokens: int | None = 4096
+    """Most tokens one model reply may have (sent as ``max_tokens``); None leaves it to the server."""
     max_format_retries: int = 2
     """Corrective retries after replies in the wrong format; one more failure ends the run."""
     keep_steps: int = 6
@@ -53,6 +55,8 @@ class AgentSettings:
             raise ValueError("time_limit must be positive (or None for no limit)")
         if self.tool_timeout <= 0:
             raise ValueError("tool_timeout must be positive")
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise ValueError("max_tokens must be at least 1 (or None to leave it to the server)")
 
 
 class Agent:

@@ -120,6 +120,7 @@ class RunLoop:
         request = ModelRequest(
             messages,
             temperature=self.settings.temperature,
+            max_tokens=self.settings.max_tokens,
             timeout=self.deadline.cap(None),
             cancel=self.cancel,
             **self.protocol.request_options(self.offered),
@@ -137,6 +138,7 @@ class RunLoop:
                 cancel=self.cancel,
                 timing=timing,
                 interval=self.settings.delta_interval,
+                deadline=self.deadline,
             )
         except (ModelError, RunStopped) as exc:
             failure = exc

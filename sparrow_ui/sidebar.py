@@ -66,6 +66,11 @@ def model_settings() -> ModelConfig:
         config = _config(env_key)
         if st.button(t("model.test"), key="cfg_test", use_container_width=True):
             _test_connection(config)
+    _agent_settings()
+    return _config(env_key)
+
+
+def _agent_settings() -> None:
     with st.sidebar.expander(t("agent.header"), icon=":material/psychology:"):
         translated_radio(
             t("agent.protocol"),
@@ -79,8 +84,7 @@ def model_settings() -> ModelConfig:
         st.slider(t("agent.temperature"), 0.0, 1.5, step=0.1, key="cfg_temperature")
         st.multiselect(t("agent.tools"), list(available_tools()), key="cfg_tools")
         st.number_input(t("agent.max_tools"), 0, 50, key="cfg_max_tools", help=t("agent.max_tools_help"))
-    config = _config(env_key)
-    return config
+        st.number_input(t("agent.max_tokens"), 16, 200_000, step=256, key="cfg_max_tokens")
 
 
 def _defaults() -> None:
@@ -98,6 +102,7 @@ def _defaults() -> None:
     state.cfg_temperature = 0.0
     state.cfg_tools = list(available_tools())
     state.cfg_max_tools = 0
+    state.cfg_max_tokens = 4096
 
 
 def _apply_preset() -> None:
@@ -119,6 +124,7 @@ def _config(env_key: str | None) -> ModelConfig:
         temperature=float(state.cfg_temperature),
         tools=tuple(state.cfg_tools),
         max_tools=int(state.get("cfg_max_tools") or 0),
+        max_tokens=int(state.get("cfg_max_tokens") or 4096),
     )
 
 

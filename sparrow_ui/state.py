@@ -52,6 +52,8 @@ class ModelConfig:
     tools: tuple[str, ...]
     max_tools: int = 0
     """Offer at most this many tools per step, the most relevant (0: all of them)."""
+    max_tokens: int = 4096
+    """Most tokens one model reply may have (sent to the server as ``max_tokens``)."""
 
     @property
     def configured(self) -> bool:
@@ -64,7 +66,12 @@ class ModelConfig:
 
     def agent_settings(self) -> AgentSettings:
         """Agent settings from the sidebar."""
-        return AgentSettings(max_steps=self.max_steps, temperature=self.temperature, max_tools=self.max_tools or None)
+        return AgentSettings(
+            max_steps=self.max_steps,
+            temperature=self.temperature,
+            max_tools=self.max_tools or None,
+            max_tokens=self.max_tokens,
+        )
 
     def selected_tools(self) -> list[Tool]:
         """The enabled tools, in the registry's order."""

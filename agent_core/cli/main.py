@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--time-limit", type=float, help="seconds per run (default 300)")
     ask.add_argument("--tool-timeout", type=float, help="seconds per tool call (default 30)")
     ask.add_argument("--temperature", type=float, help="default 0")
+    ask.add_argument("--max-tokens", type=int, help="most tokens per model reply (default 4096)")
     ask.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
     ask.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     add_approval_option(ask)
@@ -109,7 +110,7 @@ def select_tools(names: str | None, *, memory: bool = True) -> list[Tool]:
 def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = None) -> Agent:
     """An Agent from CLI options; a session's configuration, if given, fills in the options left out."""
     settings = settings_from_config(config.settings) if config else AgentSettings()
-    names = ("max_steps", "time_limit", "tool_timeout", "temperature")
+    names = ("max_steps", "time_limit", "tool_timeout", "temperature", "max_tokens")
     overrides = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
     if getattr(args, "yes", False):
         overrides["require_approval"] = False

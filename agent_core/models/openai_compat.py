@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import threading
@@ -10,14 +11,27 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import openai
+import pydantic
+from openai.types.chat import ChatCompletion
 
 from agent_core.events import Usage
 from agent_core.limits import CancelToken
 from agent_core.models.base import Completion, ModelOutput, ModelRequest, TextChunk, ToolCall
+from agent_core.models.endpoint_check import (
+    as_chunk,
+    bad_stream,
+    describe_body,
+    describe_json,
+    is_completion,
+    peek_body,
+    web_page,
+)
 from agent_core.models.errors import ModelError
 
 DEFAULT_MODEL = "gpt-4o-mini"
 _POLL_S = 0.05
+SETTLE_S = 1.0
+"""After a chunk with ``finish_reason``, how long to wait for more (usage, ``[DONE]``) before keeping the reply."""
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
 """Sent to servers that need no key (Ollama, vLLM, llama.cpp); the openai client insists on one."""
 
@@ -47,6 +61,7 @@ class OpenAIChatModel:
         self.timeout = timeout
         self.streaming = streaming
         self._send_stream_options = True
+        self._max_tokens_field = "max_tokens"
         # The openai client retries 429, 5xx, timeouts and connection errors with exponential backoff.
         self._client = openai.OpenAI(
             api_key=key or NO_KEY_PLACEHOLDER,
@@ -75,9 +90,20 @@ class OpenAIChatModel:
     def list_models(self) -> list[str]:
         """Names of the models the endpoint serves (used by "Test connection")."""
         try:
-            return sorted(m.id for m in self._client.models.list(timeout=min(self.timeout, 15.0)))
+            raw = self._client.models.with_raw_response.list(timeout=min(self.timeout, 15.0))
         except openai.OpenAIError as exc:
             raise self._translate(exc) from None
+        content_type = raw.headers.get("content-type", "")
+        try:
+            data = json.loads(raw.content) if "json" in content_type else None
+        except ValueError:
+            data = None
+        if data is None:
+            raise describe_body(self.endpoint, content_type, raw.content, model=self.name)
+        listed = data.get("data") if isinstance(data, dict) else None
+        if not isinstance(listed, list):
+            raise describe_json(self.endpoint, data, model=self.name)
+        return sorted(str(m["id"]) for m in listed if isinstance(m, dict) and "id" in m)
 
     def _params(self, request: ModelRequest, stream: bool) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.name, "messages": request.messages, "stream": stream}
@@ -87,6 +113,8 @@ class OpenAIChatModel:
             params["stop"] = request.stop
         if request.temperature is not None:
             params["temperature"] = request.temperature
+        if request.max_tokens is not None:
+            params[self._max_tokens_field] = request.max_tokens
         if stream and self._send_stream_options:
             params["stream_options"] = {"include_usage": True}
         timeout = self.timeout if request.timeout is None else min(self.timeout, max(request.timeout, 0.1))
@@ -95,15 +123,39 @@ class OpenAIChatModel:
         return params
 
     def _create(self, request: ModelRequest, stream: bool) -> Any:
+        """The parsed reply (a chunk stream, or a whole completion), or a ModelError naming the likely cause."""
         try:
-            return self._client.chat.completions.create(**self._params(request, stream))
+            raw = self._client.chat.completions.with_raw_response.create(**self._params(request, stream))
         except openai.BadRequestError as exc:
             if stream and self._send_stream_options and "stream_options" in str(exc):
                 self._send_stream_options = False  # older servers reject it; usage is then estimated
                 return self._create(request, stream)
+            if self._max_tokens_field == "max_tokens" and "max_completion_tokens" in str(exc):
+                self._max_tokens_field = "max_completion_tokens"  # OpenAI's reasoning models
+                return self._create(request, stream)
             raise self._translate(exc) from None
         except openai.OpenAIError as exc:
             raise self._translate(exc) from None
+        return self._checked(raw, stream)
+
+    def _checked(self, raw: Any, stream: bool) -> Any:
+        """Refuse a 200 reply that is not what a chat-completions endpoint returns (one sentence, no retry)."""
+        content_type = raw.headers.get("content-type", "")
+        if stream and "event-stream" in content_type:
+            return raw.parse()
+        if "html" in content_type:
+            raise web_page(self.endpoint)
+        body = peek_body(raw.http_response)
+        try:
+            data = json.loads(body)
+        except ValueError:
+            raise describe_body(self.endpoint, content_type, body, model=self.name) from None
+        if not is_completion(data):
+            raise describe_json(self.endpoint, data, model=self.name)
+        try:  # a server that ignored stream=true sent one whole reply: read it as a single chunk
+            return iter([as_chunk(data)]) if stream else ChatCompletion.model_validate(data)
+        except pydantic.ValidationError:
+            raise describe_json(self.endpoint, {"choices": "malformed"}, model=self.name) from None
 
     def _streamed(self, request: ModelRequest) -> Iterator[ModelOutput]:
         started = time.perf_counter()
@@ -118,23 +170,34 @@ class OpenAIChatModel:
                         return
                     yield chunk
             finally:
-                stream.close()
+                close = getattr(stream, "close", None)  # a whole reply read as one chunk has nothing to close
+                if close is not None:
+                    close()
 
+        ends_at = None if request.timeout is None else time.monotonic() + request.timeout
+        settled = lambda: acc.finish_reason is not None  # noqa: E731 - a complete answer needs no [DONE]
         try:
-            for chunk in pumped(chunks, request.cancel):
+            for chunk in pumped(chunks, request.cancel, ends_at=ends_at, settled=settled, endpoint=self.endpoint):
                 for piece in acc.add(chunk):
                     if acc.ttft_ms is None:
                         acc.ttft_ms = (time.perf_counter() - started) * 1000
                     yield piece
-        except openai.OpenAIError as exc:
-            raise self._translate(exc) from None
-        except ModelError:
-            raise
         except Exception as exc:
-            raise ModelError("connection", f"The stream from {self.endpoint} broke off: {exc}") from None
+            if not (settled() and isinstance(exc, (openai.APIError, OSError))):
+                raise self._stream_error(exc) from None
+            # the connection broke after a complete answer: keep it
         finally:
             stop.set()
         yield acc.completion((time.perf_counter() - started) * 1000)
+
+    def _stream_error(self, exc: Exception) -> ModelError:
+        if isinstance(exc, ModelError):
+            return exc
+        if isinstance(exc, openai.OpenAIError):
+            return self._translate(exc)
+        if isinstance(exc, (ValueError, pydantic.ValidationError)):
+            return bad_stream(self.endpoint, str(exc))
+        return ModelError("connection", f"The stream from {self.endpoint} broke off: {exc}")
 
     def _whole(self, request: ModelRequest) -> Completion:
         started = time.perf_counter()
@@ -166,12 +229,44 @@ class OpenAIChatModel:
         return translate_error(exc, endpoint=self.endpoint, model=self.name, timeout=self.timeout)
 
 
-def pumped(produce: Callable[[], Iterator[Any]], cancel: CancelToken | None) -> Iterator[Any]:
+def pumped(
+    produce: Callable[[], Iterator[Any]],
+    cancel: CancelToken | None,
+    *,
+    ends_at: float | None = None,
+    settled: Callable[[], bool] | None = None,
+    endpoint: str = "the model server",
+) -> Iterator[Any]:
     """Iterate ``produce()`` in a reader thread so that a cancel is honoured even while a read blocks.
 
     Closing an HTTP stream from another thread does not wake a blocked socket read; polling a queue
-    does. The abandoned reader ends at its own read timeout.
+    does. The abandoned reader ends at its own read timeout. Past ``ends_at`` (monotonic) the call
+    ends with a timeout however fast the server writes; once ``settled()`` (a complete answer came)
+    a server that goes quiet for SETTLE_S seconds is not waited for.
     """
+    box = _reader(produce)
+    last = time.monotonic()
+    while True:
+        if ends_at is not None and time.monotonic() >= ends_at:
+            raise ModelError("timeout", f"{endpoint} was still sending its reply when the time limit ran out")
+        try:
+            kind, value = box.get(timeout=_POLL_S)
+        except queue.Empty:
+            if cancel is not None and cancel.cancelled:
+                raise ModelError("cancelled", "cancelled while waiting for the model") from None
+            if settled is not None and settled() and time.monotonic() - last >= SETTLE_S:
+                return
+            continue
+        if kind == "done":
+            return
+        if kind == "error":
+            raise value
+        last = time.monotonic()
+        yield value
+
+
+def _reader(produce: Callable[[], Iterator[Any]]) -> queue.Queue[tuple[str, Any]]:
+    """Start a thread that puts ``produce()``'s items (then "done", or the "error") in the returned queue."""
     box: queue.Queue[tuple[str, Any]] = queue.Queue()
 
     def read() -> None:
@@ -183,18 +278,7 @@ def pumped(produce: Callable[[], Iterator[Any]], cancel: CancelToken | None) -> 
             box.put(("error", exc))
 
     threading.Thread(target=read, name="model-stream", daemon=True).start()
-    while True:
-        try:
-            kind, value = box.get(timeout=_POLL_S)
-        except queue.Empty:
-            if cancel is not None and cancel.cancelled:
-                raise ModelError("cancelled", "cancelled while waiting for the model") from None
-            continue
-        if kind == "done":
-            return
-        if kind == "error":
-            raise value
-        yield value
+    return box
 
 
 class _StreamAccumulator:
