@@ -36,7 +36,7 @@ BODIES = [
     (Reply(raw_body='"just a string"', content_type="application/json"), NOT_CHAT),
     (Reply(raw_body='{"object": "list", "data": []}', content_type="application/json"), NOT_CHAT),
     (Reply(raw_body='{"choices": [{"text": "legacy completion"}]}', content_type="application/json"), NOT_CHAT),
-    (Reply(raw_body='{"id": "x", "object": "chat.completion", "choices": []}', content_type="application/json"), NO_CHOICES),
+    (Reply(raw_body='{"object": "chat.completion", "choices": []}', content_type="application/json"), NO_CHOICES),
 ]
 STREAMS = [
     (Reply("hello there", bad_chunk="{not json"), BAD_STREAM),
@@ -118,9 +118,8 @@ def test_the_cli_prints_the_same_sentence() -> None:
 
 
 def test_listing_models_of_a_web_page_names_it() -> None:
-    with FakeOpenAIServer(web_page=HTML) as server:
-        with pytest.raises(ModelError) as caught:
-            model_for(server, True).list_models()
+    with FakeOpenAIServer(web_page=HTML) as server, pytest.raises(ModelError) as caught:
+        model_for(server, True).list_models()
     assert str(caught.value) == f"{server.base_url} {WEB_PAGE} (for example http://localhost:11434/v1 for Ollama)."
 
 
