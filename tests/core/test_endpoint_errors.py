@@ -79,7 +79,8 @@ def test_invalid_json_in_a_stream_is_named_once(reply: Reply, cause: str) -> Non
 def test_a_json_error_with_status_200_is_the_server_s_own_words() -> None:
     body = json.dumps({"error": {"message": "model is loading"}})
     reply = Reply(raw_body=body, content_type="application/json")
-    with FakeOpenAIServer([reply]) as server, pytest.raises(ModelError, match="answered with an error: model is loading"):
+    expected = "answered with an error: model is loading"
+    with FakeOpenAIServer([reply]) as server, pytest.raises(ModelError, match=expected):
         complete(model_for(server, False), ModelRequest(HELLO))
 
 
