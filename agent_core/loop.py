@@ -139,6 +139,7 @@ class RunLoop:
                 timing=timing,
                 interval=self.settings.delta_interval,
                 deadline=self.deadline,
+                check=self.agent.output_check,
             )
         except (ModelError, RunStopped) as exc:
             failure = exc

@@ -10,7 +10,9 @@ from agent_core.events import ModelDelta
 from agent_core.limits import CancelToken, Deadline, RunStopped
 from agent_core.models.base import ChatModel, Completion, ModelRequest
 from agent_core.models.errors import ModelError
+from agent_core.output_check import OutputCheck
 from agent_core.protocols.base import AgentProtocol
+from agent_core.stream_mask import StreamMask
 
 
 class Timing:
@@ -43,9 +45,10 @@ def stream_reply(
     timing: Timing,
     interval: float,
     deadline: Deadline | None = None,
+    check: OutputCheck | None = None,
 ) -> Iterator[ModelDelta]:
     """Yield the reply's deltas (at most one per ``interval`` s) and return its Completion, within ``deadline``."""
-    shown = _Shown(run_id, step, interval)
+    shown = _Shown(run_id, step, interval, check)
     stream: Iterator[Any] = iter(())
     try:
         stream = iter(model.stream(request))
@@ -59,7 +62,7 @@ def stream_reply(
             if cancel.cancelled:
                 raise RunStopped("cancelled", "cancelled by the user while the model was writing")
             if item.channel == "reasoning":
-                yield ModelDelta(run_id=run_id, step=step, text=item.text, channel="reasoning")
+                yield from shown.think(item.text)
                 continue
             cut = _cut(protocol, shown.text + item.text, item.text)
             yield from shown.add(item.text, cut)
@@ -69,32 +72,49 @@ def stream_reply(
         yield from shown.rest()  # what the model wrote before the limit (or the cancel) stays in the trace
         raise
     finally:
-        close = getattr(stream, "close", None)
-        if close is not None:
+        if (close := getattr(stream, "close", None)) is not None:
             close()
 
 
 class _Shown:
-    """The reply's text so far and how much of it went out as deltas (batched by ``interval``)."""
+    """The reply's text so far and the masked deltas sent for it (batched by ``interval``)."""
 
-    def __init__(self, run_id: str, step: int, interval: float) -> None:
+    def __init__(self, run_id: str, step: int, interval: float, check: OutputCheck | None) -> None:
         self.run_id, self.step, self.interval = run_id, step, interval
-        self.text, self.upto, self.last = "", 0, 0.0
+        self.text, self.fed, self.pending, self.last = "", 0, "", 0.0
+        self.mask, self.reasoning = StreamMask(check), StreamMask(check)
 
     def add(self, piece: str, cut: int | None) -> Iterator[ModelDelta]:
         """Take ``piece``; yield a delta when the interval has passed (or up to ``cut``, at once)."""
         self.text += piece
         end = len(self.text) if cut is None else cut
+        if end > self.fed:
+            self.pending += self.mask.feed(self.text[self.fed : end])
+            self.fed = end
+        if cut is not None:
+            self.pending += self.mask.flush()
         now = time.perf_counter()
-        if end > self.upto and (cut is not None or now - self.last >= self.interval):
-            yield ModelDelta(run_id=self.run_id, step=self.step, text=self.text[self.upto : end])
-            self.upto, self.last = end, now
+        if self.pending and (cut is not None or now - self.last >= self.interval):
+            yield self._delta(self.pending)
+            self.pending, self.last = "", now
+
+    def think(self, piece: str) -> Iterator[ModelDelta]:
+        """A reasoning piece, masked the same way (sent at once)."""
+        if shown := self.reasoning.feed(piece):
+            yield self._delta(shown, "reasoning")
 
     def rest(self) -> Iterator[ModelDelta]:
-        """The text not yet sent, as one last delta."""
-        if len(self.text) > self.upto:
-            yield ModelDelta(run_id=self.run_id, step=self.step, text=self.text[self.upto :])
-            self.upto = len(self.text)
+        """The text not yet sent (the stream ended or was stopped), as last deltas."""
+        if tail := self.reasoning.flush():
+            yield self._delta(tail, "reasoning")
+        self.pending += self.mask.feed(self.text[self.fed :]) + self.mask.flush()
+        self.fed = len(self.text)
+        if self.pending:
+            yield self._delta(self.pending)
+            self.pending = ""
+
+    def _delta(self, text: str, channel: str = "text") -> ModelDelta:
+        return ModelDelta(run_id=self.run_id, step=self.step, text=text, channel=channel)  # type: ignore[arg-type]
 
 
 def _next_in_time(timing: Timing, stream: Iterator[Any], deadline: Deadline | None) -> Any:

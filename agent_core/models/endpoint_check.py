@@ -56,7 +56,8 @@ def describe_json(endpoint: str, data: Any, *, model: str) -> ModelError:
             f"{endpoint} returned a chat completion with no choices for model {model!r} — the server produced"
             " nothing; check the model name and the server's log.",
         )
-    keys = ", ".join(sorted(map(str, data))[:6]) if isinstance(data, dict) else type(data).__name__
+    keys = ", ".join(json.dumps(k)[:30] for k in sorted(map(str, data))[:6]) if isinstance(data, dict) else ""
+    keys = keys or type(data).__name__
     return ModelError(
         "protocol",
         f"{endpoint} returned JSON that is not a chat completion ({keys}) — it is probably not an"

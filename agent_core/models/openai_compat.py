@@ -27,6 +27,7 @@ from agent_core.models.endpoint_check import (
     web_page,
 )
 from agent_core.models.errors import ModelError
+from agent_core.output_check import register_secret
 
 DEFAULT_MODEL = "gpt-4o-mini"
 _POLL_S = 0.05
@@ -58,6 +59,7 @@ class OpenAIChatModel:
                 "No model endpoint configured: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL for "
                 "another OpenAI-compatible server (e.g. http://localhost:11434/v1 for Ollama).",
             )
+        register_secret(key)  # masked wherever it might show up: events, output, exports
         self.timeout = timeout
         self.streaming = streaming
         self._send_stream_options = True
