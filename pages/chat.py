@@ -11,6 +11,7 @@ from agent_core.metrics import run_metrics
 from agent_core.models import ModelError
 from agent_core.store import SessionNotFound
 from agent_core.transcript import TurnView
+from agent_core.untrusted import neutralize
 from sparrow_ui import render
 from sparrow_ui.i18n import t
 from sparrow_ui.runs import decide, resume_interrupted, start_question, stop, watch
@@ -104,7 +105,7 @@ with chat_column:
             try:
                 resume_interrupted(store, view.info.id, config, interrupted.run_id)  # type: ignore[union-attr]
             except (ModelError, RuntimeError) as exc:
-                st.error(str(exc))
+                st.error(neutralize(str(exc)))
             else:
                 st.rerun()
     if live is not None and st.button(t("chat.stop"), icon=":material/stop_circle:", key="stop", type="primary"):
@@ -135,7 +136,7 @@ if question and question.strip():
             session_id = created.id
         start_question(store, session_id, config, question.strip())  # type: ignore[arg-type]
     except (ModelError, RuntimeError) as exc:
-        st.error(str(exc))
+        st.error(neutralize(str(exc)))
     else:
         st.session_state.pop("selected_run", None)
         st.rerun()

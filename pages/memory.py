@@ -5,24 +5,23 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
-import re
 
 import streamlit as st
 
 from agent_core.longterm.guard import MAX_CHARS, MemoryRefused, find_instructions
 from agent_core.longterm.store import DEFAULT_SCOPE, MemoryNotFound, MemoryRecord, MemoryStore, default_scope
+from agent_core.untrusted import plain as escape_markdown
 from sparrow_ui.i18n import t
 from sparrow_ui.sidebar import frame
 from sparrow_ui.state import get_store, open_session
 
 SHOWN = 200
 """Memories listed at most (newest first); search reaches the rest."""
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
 def plain(text: str) -> str:
     """``text`` with Markdown escaped: a memory shows as written, never as links, images or formatting."""
-    return _MARKDOWN.sub(r"\\\1", text)
+    return escape_markdown(text)
 
 
 def refusal(exc: MemoryRefused) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from agent_core.untrusted import neutralize
 from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 
@@ -192,7 +193,8 @@ def t(key: str, **values: object) -> str:
     if entry is None:
         return key
     text = entry.get(lang()) or entry["en"]
-    return text.format(**values) if values else text
+    # values come from models, tools, endpoints and imported files: no images or HTML from them
+    return text.format(**{k: neutralize(v) if isinstance(v, str) else v for k, v in values.items()}) if values else text
 
 
 def status_label(status: str | None) -> str:
