@@ -107,3 +107,12 @@ def as_chunk(data: dict[str, Any]) -> ChatCompletionChunk:
             "usage": data.get("usage"),
         }
     )
+
+
+def token_count(value: Any) -> int:
+    """A token count a server reported, kept within what can be stored and exported (0 when absurd)."""
+    try:
+        number = int(value or 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return number if 0 <= number <= 2**53 else 0

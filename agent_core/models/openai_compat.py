@@ -24,6 +24,7 @@ from agent_core.models.endpoint_check import (
     describe_json,
     is_completion,
     peek_body,
+    token_count,
     web_page,
 )
 from agent_core.models.errors import ModelError
@@ -348,7 +349,7 @@ def _reasoning_of(obj: Any) -> str:
 def _usage_of(usage: Any) -> Usage | None:
     if usage is None or getattr(usage, "prompt_tokens", None) is None:
         return None
-    return Usage(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0), estimated=False)
+    return Usage(token_count(usage.prompt_tokens), token_count(usage.completion_tokens), estimated=False)
 
 
 def translate_error(exc: Exception, *, endpoint: str, model: str, timeout: float) -> ModelError:

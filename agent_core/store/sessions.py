@@ -105,7 +105,7 @@ class SessionStore:
         """Sessions, most recently updated first."""
         query = select(SessionRow).order_by(col(SessionRow.updated_at).desc(), col(SessionRow.id)).limit(limit)
         with Session(self.engine) as db:
-            return [_session_info(row) for row in db.exec(query)]
+            return [info for row in db.exec(query) if (info := _listable(row)) is not None]
 
     def get_session(self, session_id: str) -> SessionInfo:
         """One session; raises SessionNotFound."""
@@ -354,6 +354,15 @@ def _snapshot_row(db: Session, snapshot_id: str) -> SnapshotRow:
     if row is None:
         raise SnapshotNotFound(f"no snapshot {snapshot_id!r}")
     return row
+
+
+def _listable(row: SessionRow) -> SessionInfo | None:
+    """The row as a SessionInfo, or None (logged) when it is damaged: one bad row never breaks a listing."""
+    try:
+        return _session_info(row)
+    except (ValueError, TypeError) as exc:
+        log.warning("session %s cannot be listed: %s", row.id, str(exc).splitlines()[0])
+        return None
 
 
 def _session_info(row: SessionRow) -> SessionInfo:

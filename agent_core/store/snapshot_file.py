@@ -35,6 +35,7 @@ from agent_core.store.codec import encode, gc_paused
 from agent_core.store.records import SessionConfig, SessionDump, SessionInfo, SnapshotInfo, StoredEvent
 from agent_core.store.sessions import SessionStore
 from agent_core.store.titles import TITLE_MAX_CHARS, clean_title
+from agent_core.value_limits import MAX_TIME, ValueRefused, check_values
 
 FORMAT = "sparrow.session"
 VERSION = 1
@@ -47,7 +48,8 @@ MAX_SEQ = 2**53
 Id = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")]
 Title = Annotated[str, StringConstraints(max_length=TITLE_MAX_CHARS), AfterValidator(clean_title)]
 Seq = Annotated[int, Field(ge=0, le=MAX_SEQ)]
-Time = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Time = Annotated[float, Field(ge=0, le=MAX_TIME, allow_inf_nan=False)]
+"""Unix seconds between 1970 and 2100 (a time in milliseconds is refused, not misread)."""
 
 
 class SessionFileError(ValueError):
@@ -172,6 +174,12 @@ def parse_document(data: bytes | str, *, max_bytes: int = MAX_IMPORT_BYTES) -> S
 def _dump(document: SessionFile) -> SessionDump:
     events = _stored_events(document.events)
     session = document.session
+    try:
+        check_values(session.config.model_dump(), "session.config")
+        for index, snapshot in enumerate(document.snapshots):
+            check_values(snapshot.config.model_dump(), f"snapshots[{index}].config")
+    except ValueRefused as exc:
+        raise SessionFileError(clip(str(exc), MAX_MESSAGE_CHARS)) from None
     return SessionDump(
         id=session.id,
         title=session.title,
@@ -270,7 +278,10 @@ def _stored_events(entries: Sequence[dict[str, Any]]) -> list[StoredEvent]:
             raise SessionFileError(f"{where}.seq: {problem} {seq}")
         previous = seq
         try:
+            check_values(entry, where)
             event = event_from_dict(entry)
+        except ValueRefused as exc:
+            raise SessionFileError(clip(str(exc), MAX_MESSAGE_CHARS)) from None
         except EventFormatError as exc:
             raise SessionFileError(clip(f"{where}.{exc}", MAX_MESSAGE_CHARS)) from None
         events.append(StoredEvent(seq, event.run_id, event.type, event.ts, encode(event)))
