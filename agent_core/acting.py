@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from agent_core.approval_policy import asks_first
 from agent_core.approvals import approval_key
 from agent_core.events import ApprovalDecided, ApprovalRequested, Event, OutputFlagged, ToolFinished, ToolStarted
 from agent_core.limits import CancelToken, Deadline, RunStopped
@@ -51,7 +52,7 @@ class Acting:
         denied: set[str] = set()
         for call in calls:
             tool = self.agent.tools.get(call.name)
-            if tool is None or not tool.needs_approval or call.problem:
+            if tool is None or not asks_first(tool, self.agent.settings.tool_approval) or call.problem:
                 continue
             common: dict[str, Any] = {"run_id": self.run_id, "step": step, "call_id": call.call_id, "tool": call.name}
             if not self.agent.settings.require_approval:

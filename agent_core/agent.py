@@ -46,7 +46,9 @@ class AgentSettings:
     pinned_tools: tuple[str, ...] = ()
     """Tools always offered, whatever ``max_tools`` says."""
     require_approval: bool = True
-    """Pause before tools marked ``needs_approval`` until a person decides; False approves them all."""
+    """Pause before tools that ask first (see ``approval_policy``) until a person decides; False approves them all."""
+    tool_approval: dict[str, bool] = dataclasses.field(default_factory=dict)
+    """Per-tool override of the approval default: ``{"remember": False}`` trusts remember, True makes a tool ask."""
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.untrusted import neutralize
+from sparrow_ui.approval_settings import approval_toggle
 from sparrow_ui.i18n import t
 from sparrow_ui.sidebar import frame
 from sparrow_ui.state import tools_catalog
@@ -22,9 +23,8 @@ for item in catalog.tools:
     origin = catalog.origins.get(item.name, "")
     with st.expander(neutralize(f"`{item.name}` · {origin}"), icon=icon):
         st.markdown(neutralize(item.description))
+        approval_toggle(item)
         notes = []
-        if item.needs_approval:
-            notes.append(t("tools.needs_approval"))
         if item.timeout is not None:
             notes.append(t("tools.timeout", seconds=item.timeout))
         notes.append(t("tools.enabled") if enabled else t("tools.disabled"))

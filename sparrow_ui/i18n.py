@@ -21,6 +21,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "智能体可以调用的工具。可在侧边栏（智能体）中启用或停用。",
     },
     "tools.needs_approval": {"en": "asks for approval before each call", "zh": "每次调用前需要批准"},
+    "tools.ask_first": {"en": "Ask before each call", "zh": "每次调用前询问"},
+    "tools.ask_first_why": {
+        "en": "On by default because this tool {why}. Turn it off to trust the tool.",
+        "zh": "默认开启，因为此工具会{why}。关闭即表示信任此工具。",
+    },
+    "tools.ask_first_help": {
+        "en": "Pause the run until you approve or deny each call to this tool.",
+        "zh": "每次调用此工具前暂停运行，等待你批准或拒绝。",
+    },
     "tools.timeout": {"en": "timeout {seconds:g} s", "zh": "超时 {seconds:g} 秒"},
     "tools.enabled": {"en": "enabled", "zh": "已启用"},
     "tools.disabled": {"en": "disabled", "zh": "已停用"},

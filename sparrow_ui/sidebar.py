@@ -125,6 +125,7 @@ def _config(env_key: str | None) -> ModelConfig:
         tools=tuple(state.cfg_tools),
         max_tools=int(state.get("cfg_max_tools") or 0),
         max_tokens=int(state.get("cfg_max_tokens") or 4096),
+        tool_approval=tuple(sorted((state.get("cfg_tool_approval") or {}).items())),
     )
 
 

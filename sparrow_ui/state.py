@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from agent_core.agent import AgentSettings
+from agent_core.approval_policy import app_defaults
 from agent_core.live import LiveRuns
 from agent_core.models import OpenAIChatModel
 from agent_core.store import SessionStore
@@ -54,6 +55,8 @@ class ModelConfig:
     """Offer at most this many tools per step, the most relevant (0: all of them)."""
     max_tokens: int = 4096
     """Most tokens one model reply may have (sent to the server as ``max_tokens``)."""
+    tool_approval: tuple[tuple[str, bool], ...] = ()
+    """Per-tool approval choices from the Tools page (tool name, asks first)."""
 
     @property
     def configured(self) -> bool:
@@ -71,6 +74,7 @@ class ModelConfig:
             temperature=self.temperature,
             max_tools=self.max_tools or None,
             max_tokens=self.max_tokens,
+            tool_approval={**app_defaults(), **dict(self.tool_approval)},
         )
 
     def selected_tools(self) -> list[Tool]:

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 
 from agent_core.agent import Agent, AgentSettings
+from agent_core.approval_policy import app_defaults, asks_first
 from agent_core.approvals import Approvals, approval_key
 from agent_core.console import TracePrinter
 from agent_core.events import ApprovalRequested, Event, RunFinished
@@ -70,6 +71,9 @@ def add_approval_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--yes", "-y", action="store_true", help="approve tools that need approval (e.g. fetch_url) without asking"
     )
+    parser.add_argument(
+        "--trust", metavar="TOOLS", help="comma-separated tools that may run without asking (e.g. remember,web_search)"
+    )
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
@@ -115,6 +119,8 @@ def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = Non
     overrides = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
     if getattr(args, "yes", False):
         overrides["require_approval"] = False
+    trusted = {name.strip(): False for name in (getattr(args, "trust", None) or "").split(",") if name.strip()}
+    overrides["tool_approval"] = {**app_defaults(), **settings.tool_approval, **trusted}
     protocol = getattr(args, "protocol", None) or (protocol_from_config(config) if config else "react")
     try:
         model = model_from_args(args, config.model if config else None)
@@ -203,7 +209,12 @@ def cmd_tools(args: argparse.Namespace) -> int:
         print(f"sparrow: warning: {problem}", file=sys.stderr)
     for t in catalog.tools:
         approval = ", asks for approval" if t.needs_approval else ""
-        print(f"{t.name} [{catalog.origins.get(t.name, '?')}{approval}]: {t.description}")
+        asks = (
+            " (asks before each call: --yes or --trust to allow)"
+            if asks_first(t, app_defaults()) and not approval
+            else ""
+        )
+        print(f"{t.name} [{catalog.origins.get(t.name, '?')}{approval}]: {t.description}{asks}")
         print(json.dumps(t.parameters, indent=2, ensure_ascii=False))
     return EXIT_OK
 
