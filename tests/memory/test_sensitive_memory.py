@@ -63,7 +63,8 @@ def refused(text: str) -> MemoryRefused:
 )
 def test_credentials_in_words_are_refused(subject: str, word: str, target: str, link: str, value: str) -> None:
     error = refused(f"{subject} {word}{target}{link}{value}")
-    assert error.rule == "secret" and value not in str(error)
+    assert error.rule == "secret" and error.reason.startswith("it contains")
+    assert len(value) < 6 or value not in str(error)  # never echoed (short values may occur in the template)
 
 
 @pytest.mark.parametrize(
