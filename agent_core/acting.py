@@ -5,28 +5,26 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_core.approval_policy import asks_first
 from agent_core.approvals import approval_key
 from agent_core.events import ApprovalDecided, ApprovalRequested, Event, OutputFlagged, ToolFinished, ToolStarted
 from agent_core.limits import CancelToken, Deadline, RunStopped
 from agent_core.output_check import check_value
+from agent_core.run_context import RunContext
 from agent_core.tools.runner import CallRequest, CallResult, ToolRunner
 from agent_core.value_limits import tame
-
-if TYPE_CHECKING:
-    from agent_core.agent import Agent
 
 
 class Acting:
     """Runs a step's tool calls for one run, yielding every event on the way."""
 
-    def __init__(self, agent: Agent, run_id: str, cancel: CancelToken, deadline: Deadline) -> None:
-        self.agent, self.run_id, self.cancel, self.deadline = agent, run_id, cancel, deadline
-        settings = agent.settings
+    def __init__(self, parts: RunContext, run_id: str, cancel: CancelToken, deadline: Deadline) -> None:
+        self.parts, self.run_id, self.cancel, self.deadline = parts, run_id, cancel, deadline
+        settings = parts.settings
         self.runner = ToolRunner(
-            agent.tools, timeout=settings.tool_timeout, max_output_chars=settings.max_observation_chars
+            parts.tools, timeout=settings.tool_timeout, max_output_chars=settings.max_observation_chars
         )
 
     def act(self, step: int, calls: Sequence[CallRequest]) -> Iterator[Event]:
@@ -51,16 +49,16 @@ class Acting:
     def _approve(self, step: int, calls: Sequence[CallRequest]) -> Iterator[Event]:
         denied: set[str] = set()
         for call in calls:
-            tool = self.agent.tools.get(call.name)
-            if tool is None or not asks_first(tool, self.agent.settings.tool_approval) or call.problem:
+            tool = self.parts.tools.get(call.name)
+            if tool is None or not asks_first(tool, self.parts.settings.tool_approval) or call.problem:
                 continue
             common: dict[str, Any] = {"run_id": self.run_id, "step": step, "call_id": call.call_id, "tool": call.name}
-            if not self.agent.settings.require_approval:
+            if not self.parts.settings.require_approval:
                 yield ApprovalDecided(**common, approved=True, by="policy")
                 continue
             yield ApprovalRequested(**common, arguments=call.arguments)
             waited_from = time.monotonic()
-            approved = self.agent.approvals.wait(approval_key(self.run_id, step, call.call_id), self.cancel)
+            approved = self.parts.approvals.wait(approval_key(self.run_id, step, call.call_id), self.cancel)
             self.deadline.extend(time.monotonic() - waited_from)  # a person's thinking time is not the agent's
             if approved is None:
                 raise RunStopped("cancelled", f"cancelled while waiting for approval of {call.name}")
@@ -71,7 +69,7 @@ class Acting:
 
     def _checked(self, step: int, call: CallRequest, result: CallResult) -> tuple[ToolFinished, OutputFlagged | None]:
         output, details, findings = result.output, _json_safe(result.details), []
-        check = self.agent.output_check
+        check = self.parts.output_check
         if check is not None:
             checked = check(output, source="tool_output")
             output, findings = checked.text, list(checked.findings)

@@ -1,64 +1,24 @@
-"""Agent: a model, tools, a protocol and guards; ``run(question)`` yields the run's events."""
+"""Agent: a model, tools, a protocol and limits; ``run(question)`` yields the run's events."""
 
 from __future__ import annotations
 
 import dataclasses
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from agent_core.approvals import Approvals
 from agent_core.context import ConversationMemory, rebuild_scratchpad
 from agent_core.events import Event, RunStarted
 from agent_core.limits import CancelToken
+from agent_core.loop import ResumePoint, RunLoop
 from agent_core.models.base import ChatModel
 from agent_core.output_check import OutputCheck, default_check
 from agent_core.protocols import AgentProtocol, get_protocol
+from agent_core.run_context import AgentSettings, RunContext
 from agent_core.tools import Tool, ToolSet, builtin_tools
 
-
-@dataclass(frozen=True)
-class AgentSettings:
-    """Guards and sampling settings; recorded in every RunStarted event (no secrets here)."""
-
-    max_steps: int = 10
-    """Model calls allowed per run before it ends with ``max_steps``."""
-    time_limit: float | None = 300.0
-    """Wall-clock seconds per run before it ends with ``timeout``."""
-    tool_timeout: float = 30.0
-    """Seconds one tool call may take (a tool's own ``timeout`` wins)."""
-    max_observation_chars: int = 2000
-    """Tool outputs longer than this are truncated for the model, with a note saying so."""
-    temperature: float | None = 0.0
-    max_tokens: int | None = 4096
-    """Most tokens one model reply may have (sent as ``max_tokens``); None leaves it to the server."""
-    max_format_retries: int = 2
-    """Corrective retries after replies in the wrong format; one more failure ends the run."""
-    keep_steps: int = 6
-    """Steps of the current run kept in full in the context (up to twice as many between condensing batches)."""
-    memory_budget_tokens: int = 3000
-    """Token budget for earlier turns of the conversation (recent in full, older summarised)."""
-    delta_interval: float = 0.03
-    """Streamed text is batched into at most one ModelDelta per this many seconds (0: one per chunk)."""
-    max_tools: int | None = None
-    """Offer at most this many tools per step, the most relevant first (BM25); None offers every tool."""
-    pinned_tools: tuple[str, ...] = ()
-    """Tools always offered, whatever ``max_tools`` says."""
-    require_approval: bool = True
-    """Pause before tools that ask first (see ``approval_policy``) until a person decides; False approves them all."""
-    tool_approval: dict[str, bool] = dataclasses.field(default_factory=dict)
-    """Per-tool override of the approval default: ``{"remember": False}`` trusts remember, True makes a tool ask."""
-
-    def __post_init__(self) -> None:
-        if self.max_steps < 1:
-            raise ValueError("max_steps must be at least 1")
-        if self.time_limit is not None and self.time_limit <= 0:
-            raise ValueError("time_limit must be positive (or None for no limit)")
-        if self.tool_timeout <= 0:
-            raise ValueError("tool_timeout must be positive")
-        if self.max_tokens is not None and self.max_tokens < 1:
-            raise ValueError("max_tokens must be at least 1 (or None to leave it to the server)")
+__all__ = ["Agent", "AgentSettings", "new_run_id"]
 
 
 class Agent:
@@ -90,22 +50,33 @@ class Agent:
 
     def run(self, question: str, *, cancel: CancelToken | None = None, run_id: str | None = None) -> Iterator[Event]:
         """Answer ``question``: yields RunStarted … RunFinished, exactly one RunFinished, always last."""
-        from agent_core.loop import RunLoop
-
-        loop = RunLoop(self, question, run_id=run_id or new_run_id(), cancel=cancel or CancelToken())
+        loop = RunLoop(self.context(), question, run_id=run_id or new_run_id(), cancel=cancel or CancelToken())
         return loop.events()
 
     def resume(self, run_events: Sequence[Event], *, cancel: CancelToken | None = None) -> Iterator[Event]:
         """Continue an interrupted run (its events so far, without a RunFinished) after its last complete step."""
-        from agent_core.loop import ResumePoint, RunLoop
-
         started = next((e for e in run_events if isinstance(e, RunStarted)), None)
         if started is None:
             raise ValueError("cannot resume: the events hold no run_started event")
         pad, last_step = rebuild_scratchpad(run_events, self.protocol, list(self.tools), self.settings.keep_steps)
         point = ResumePoint(pad, last_step + 1, tuple(run_events))
-        loop = RunLoop(self, started.question, run_id=started.run_id, cancel=cancel or CancelToken(), resume=point)
+        loop = RunLoop(
+            self.context(), started.question, run_id=started.run_id, cancel=cancel or CancelToken(), resume=point
+        )
         return loop.events()
+
+    def context(self) -> RunContext:
+        """The parts a run works with, as they are now (attributes may be swapped between runs)."""
+        return RunContext(
+            model=self.model,
+            tools=self.tools,
+            protocol=self.protocol,
+            settings=self.settings,
+            memory=self.memory,
+            instructions=self.instructions,
+            approvals=self.approvals,
+            output_check=self.output_check,
+        )
 
 
 def new_run_id() -> str:

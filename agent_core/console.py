@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import TextIO
+from typing import TextIO, assert_never
 
 from agent_core.events import (
     ApprovalDecided,
+    ApprovalRequested,
     Event,
+    FinalAnswer,
     ModelDelta,
     ModelFinished,
     OutputFlagged,
@@ -41,30 +43,38 @@ class TracePrinter:
             self._write(line + "\n")
 
     def _line(self, event: Event) -> str | None:
-        if isinstance(event, RunStarted):
-            return self._bold(f"▶ {event.question}") + self._dim(f"  [{event.model} · {event.protocol}]")
-        if isinstance(event, RunResumed):
-            return self._bold(f"↻ resumed at step {event.from_step}")
-        if isinstance(event, StepStarted):
-            return self._dim(f"── step {event.step}")
-        if isinstance(event, ModelFinished):
-            return self._model_line(event)
-        if isinstance(event, ToolStarted):
-            return f"→ {event.tool}({json.dumps(event.arguments, ensure_ascii=False)})"
-        if isinstance(event, ToolFinished):
-            mark = "✗" if event.error else "←"
-            text = event.output if len(event.output) <= 600 else event.output[:600] + "…"
-            line = f"{mark} {text}  " + self._dim(f"({event.duration_ms:.0f} ms)")
-            return self._red(line) if event.error else line
-        if isinstance(event, ApprovalDecided):
-            verdict = "approved" if event.approved else "denied"
-            return self._dim(f"  {event.tool}: {verdict}{' by --yes' if event.by == 'policy' else ''}")
-        if isinstance(event, OutputFlagged):
-            found = ", ".join(str(f.get("label", "")) for f in event.findings)
-            return self._red(f"⚠ masked in the {event.source.replace('_', ' ')}: {found}")
-        if isinstance(event, RunFinished):
-            return self._summary(event)
-        return None
+        """The line for ``event``; every event type is handled here or said to print nothing."""
+        match event:
+            case RunStarted():
+                return self._bold(f"▶ {event.question}") + self._dim(f"  [{event.model} · {event.protocol}]")
+            case RunResumed():
+                return self._bold(f"↻ resumed at step {event.from_step}")
+            case StepStarted():
+                return self._dim(f"── step {event.step}")
+            case ModelFinished():
+                return self._model_line(event)
+            case ToolStarted():
+                return f"→ {event.tool}({json.dumps(event.arguments, ensure_ascii=False)})"
+            case ToolFinished():
+                return self._tool_line(event)
+            case ApprovalDecided():
+                verdict = "approved" if event.approved else "denied"
+                return self._dim(f"  {event.tool}: {verdict}{' by --yes' if event.by == 'policy' else ''}")
+            case OutputFlagged():
+                found = ", ".join(str(f.get("label", "")) for f in event.findings)
+                return self._red(f"⚠ masked in the {event.source.replace('_', ' ')}: {found}")
+            case RunFinished():
+                return self._summary(event)
+            case ModelDelta() | ApprovalRequested() | FinalAnswer():
+                return None  # deltas stream as they come; the CLI asks for approval and prints the answer itself
+            case _:
+                assert_never(event)
+
+    def _tool_line(self, event: ToolFinished) -> str:
+        mark = "✗" if event.error else "←"
+        text = event.output if len(event.output) <= 600 else event.output[:600] + "…"
+        line = f"{mark} {text}  " + self._dim(f"({event.duration_ms:.0f} ms)")
+        return self._red(line) if event.error else line
 
     def _model_line(self, event: ModelFinished) -> str | None:
         usage = event.usage

@@ -1,7 +1,7 @@
 """What goes into the context window: recent turns in full, a summary of older ones, and a bounded scratchpad.
 
 Both structures can be rebuilt from the event log, which is how a loaded, imported or resumed
-session gets its memory back.
+session gets its conversation back.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ class ConversationMemory:
 
     @classmethod
     def from_events(cls, events: Iterable[Event], **options: object) -> ConversationMemory:
-        """Rebuild the memory of a session from its event log (finished runs only)."""
+        """Rebuild the conversation of a session from its event log (finished runs only)."""
         memory = cls(**options)  # type: ignore[arg-type]
         questions: dict[str, str] = {}
         for event in events:

@@ -1,8 +1,10 @@
 """Typed, immutable events: the only thing the agent emits and the only thing its consumers read.
 
-The UI, the store, the metrics and the snapshot file all speak these shapes. Every event
-serialises to a plain JSON-ready dict with ``to_dict()`` and comes back equal with
-``event_from_dict()``.
+The UI, the store, the metrics and the snapshot file all speak these shapes. ``Event`` is one closed
+union of the event classes, told apart by their ``type`` tag: decode with ``event_from_dict()`` and
+handle them with a ``match`` ending in ``assert_never(event)``, so a view that forgets a new event
+type fails instead of ignoring it. Every event serialises to a plain JSON-ready dict with
+``to_dict()`` and comes back equal with ``event_from_dict()``.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, Literal, TypeAlias, get_args
 
-from pydantic import TypeAdapter
+from pydantic import Field, TypeAdapter
 
 RunStatus = Literal["completed", "max_steps", "timeout", "cancelled", "format_error", "error"]
 RUN_STATUSES: tuple[str, ...] = ("completed", "max_steps", "timeout", "cancelled", "format_error", "error")
@@ -45,10 +47,11 @@ class Usage:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Event:
-    """Base of every event: which run it belongs to and when it happened."""
+class EventBase:
+    """Base of every event: its type tag, which run it belongs to and when it happened."""
 
-    type: ClassVar[str] = "event"
+    type: str = field(default="event", init=False)
+    """The tag that tells the events apart (``run_started``, ``tool_finished``...); set by each class."""
     run_id: str
     """The run (one question and its answer) this event belongs to."""
     ts: float = field(default_factory=time.time)
@@ -56,17 +59,15 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain, JSON-ready dict with a ``type`` discriminator."""
-        data: dict[str, Any] = {"type": self.type}
-        for f in dataclasses.fields(self):
-            data[f.name] = plain(getattr(self, f.name))
-        return data
+        return {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunStarted(Event):
+class RunStarted(EventBase):
     """A run began: the question and the configuration it runs with."""
 
-    type: ClassVar[str] = "run_started"
+    type: Literal["run_started"] = field(default="run_started", init=False)
+    """Always ``run_started``."""
     question: str
     """The user's question for this run."""
     model: str
@@ -76,23 +77,25 @@ class RunStarted(Event):
     tools: tuple[dict[str, Any], ...] = ()
     """JSON schemas of the tools available to this run (OpenAI function format)."""
     settings: dict[str, Any] = field(default_factory=dict)
-    """Guards and sampling settings (max_steps, time limits, temperature...). Never secrets."""
+    """Limits and sampling settings (max_steps, time limits, temperature...). Never secrets."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunResumed(Event):
+class RunResumed(EventBase):
     """An interrupted run continues after its last completed step."""
 
-    type: ClassVar[str] = "run_resumed"
+    type: Literal["run_resumed"] = field(default="run_resumed", init=False)
+    """Always ``run_resumed``."""
     from_step: int
     """The first step executed after resuming."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class StepStarted(Event):
+class StepStarted(EventBase):
     """One think → act → observe step began."""
 
-    type: ClassVar[str] = "step_started"
+    type: Literal["step_started"] = field(default="step_started", init=False)
+    """Always ``step_started``."""
     step: int
     """1-based step number within the run."""
     offered_tools: tuple[str, ...] = ()
@@ -100,23 +103,29 @@ class StepStarted(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ModelDelta(Event):
+class ModelDelta(EventBase):
     """A piece of streamed model output."""
 
-    type: ClassVar[str] = "model_delta"
+    type: Literal["model_delta"] = field(default="model_delta", init=False)
+    """Always ``model_delta``."""
     step: int
+    """The step whose model call is streaming."""
     text: str
+    """The new piece of text (chunks that arrive close together come as one delta)."""
     channel: Literal["text", "reasoning"] = "text"
     """``reasoning`` for provider reasoning streams (DeepSeek-R1 ``reasoning_content``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class ModelFinished(Event):
+class ModelFinished(EventBase):
     """A model call ended (or failed): what was sent, what came back, and what it cost."""
 
-    type: ClassVar[str] = "model_finished"
+    type: Literal["model_finished"] = field(default="model_finished", init=False)
+    """Always ``model_finished``."""
     step: int
+    """The step this model call belongs to."""
     model: str = ""
+    """Model name as the client reports it."""
     text: str = ""
     """Raw text as the model wrote it (before any cut at a hallucinated ``Observation:``)."""
     reasoning: str = ""
@@ -132,11 +141,13 @@ class ModelFinished(Event):
     error: str | None = None
     """Why the model call itself failed (connection, auth, timeout...)."""
     usage: Usage = field(default_factory=Usage)
+    """Tokens of this call (the provider's count, or an estimate when it sends none)."""
     latency_ms: float = 0.0
     """Wall-clock time of the model call."""
     ttft_ms: float | None = None
     """Time to the first streamed token, when streaming."""
     finish_reason: str | None = None
+    """Why the model stopped (``stop``, ``length``, ``tool_calls``, ``stop_at_observation``...)."""
     messages: tuple[dict[str, Any], ...] = ()
     """The messages sent to the model after the first ``messages_kept`` ones (see ``full_messages``)."""
     messages_kept: int = 0
@@ -148,27 +159,33 @@ class ModelFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ToolStarted(Event):
+class ToolStarted(EventBase):
     """A tool call began."""
 
-    type: ClassVar[str] = "tool_started"
+    type: Literal["tool_started"] = field(default="tool_started", init=False)
+    """Always ``tool_started``."""
     step: int
+    """The step whose action this call is."""
     call_id: str
     """Matches the ToolFinished event of the same call."""
     tool: str
+    """Name of the tool called (as the model wrote it, even if no such tool exists)."""
     arguments: dict[str, Any] = field(default_factory=dict)
     """Arguments as parsed from the model's request (before validation)."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class ToolFinished(Event):
+class ToolFinished(EventBase):
     """A tool call returned (or failed)."""
 
-    type: ClassVar[str] = "tool_finished"
+    type: Literal["tool_finished"] = field(default="tool_finished", init=False)
+    """Always ``tool_finished``."""
     step: int
+    """The step whose action this call is."""
     call_id: str
     """Matches the ToolStarted event of the same call."""
     tool: str
+    """Name of the tool called."""
     output: str = ""
     """What the model sees as the Observation (already truncated)."""
     details: Any = None
@@ -182,84 +199,107 @@ class ToolFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ApprovalRequested(Event):
+class ApprovalRequested(EventBase):
     """A tool marked as needing approval is about to run: the run waits for a person to decide."""
 
-    type: ClassVar[str] = "approval_requested"
+    type: Literal["approval_requested"] = field(default="approval_requested", init=False)
+    """Always ``approval_requested``."""
     step: int
+    """The step whose action waits."""
     call_id: str
+    """The call waiting; its ToolStarted and ToolFinished carry the same id."""
     tool: str
+    """Name of the tool that needs approval."""
     arguments: dict[str, Any] = field(default_factory=dict)
+    """The arguments the tool would run with, for the person to judge."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class ApprovalDecided(Event):
+class ApprovalDecided(EventBase):
     """A person (or the run's policy) approved or denied a tool call."""
 
-    type: ClassVar[str] = "approval_decided"
+    type: Literal["approval_decided"] = field(default="approval_decided", init=False)
+    """Always ``approval_decided``."""
     step: int
+    """The step whose action was decided."""
     call_id: str
+    """The call decided (see ApprovalRequested)."""
     tool: str
+    """Name of the tool."""
     approved: bool
+    """True when the call may run; a denied call ends with an error observation."""
     by: str = "user"
     """``user`` when a person decided, ``policy`` when settings approved every call (``--yes``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class OutputFlagged(Event):
+class OutputFlagged(EventBase):
     """The output check found something (secrets, by default) and masked it before it was shown or stored."""
 
-    type: ClassVar[str] = "output_flagged"
+    type: Literal["output_flagged"] = field(default="output_flagged", init=False)
+    """Always ``output_flagged``."""
     step: int
+    """The step whose output was checked."""
     source: str
     """``tool_output`` or ``final_answer``."""
     findings: tuple[dict[str, Any], ...] = ()
     """What was found: kind, label and the masked form; never the secret itself."""
     call_id: str | None = None
+    """The tool call whose output was masked, when the source is ``tool_output``."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class FinalAnswer(Event):
+class FinalAnswer(EventBase):
     """The run produced its answer."""
 
-    type: ClassVar[str] = "final_answer"
+    type: Literal["final_answer"] = field(default="final_answer", init=False)
+    """Always ``final_answer``."""
     step: int
+    """The step that gave the answer."""
     text: str
+    """The answer, as shown to the user."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunFinished(Event):
+class RunFinished(EventBase):
     """The run ended; exactly one per run, always last."""
 
-    type: ClassVar[str] = "run_finished"
+    type: Literal["run_finished"] = field(default="run_finished", init=False)
+    """Always ``run_finished``."""
     status: RunStatus
+    """How the run ended: ``completed``, ``max_steps``, ``timeout``, ``cancelled``, ``format_error`` or ``error``."""
     final_answer: str | None = None
+    """The answer, when the run completed."""
     error: str | None = None
     """Human-readable reason for any status other than ``completed``."""
     steps: int = 0
+    """Steps the run took (the last step number reached)."""
     tool_calls: int = 0
+    """Tool calls made in the run."""
     usage: Usage = field(default_factory=Usage)
     """Token totals over the run's model calls."""
     duration_ms: float = 0.0
+    """Wall-clock time of the run."""
 
 
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.type: cls
-    for cls in (
-        RunStarted,
-        RunResumed,
-        StepStarted,
-        ModelDelta,
-        ModelFinished,
-        ToolStarted,
-        ToolFinished,
-        ApprovalRequested,
-        ApprovalDecided,
-        OutputFlagged,
-        FinalAnswer,
-        RunFinished,
-    )
-}
+Event: TypeAlias = (
+    RunStarted
+    | RunResumed
+    | StepStarted
+    | ModelDelta
+    | ModelFinished
+    | ToolStarted
+    | ToolFinished
+    | ApprovalRequested
+    | ApprovalDecided
+    | OutputFlagged
+    | FinalAnswer
+    | RunFinished
+)
+"""Any event: one closed union, told apart by ``type``. Handle it with ``match`` and end with ``assert_never``."""
+
+EVENT_TYPES: dict[str, type[Event]] = {cls.type: cls for cls in get_args(Event)}
+"""Each event class by its ``type`` tag."""
 
 
 class EventFormatError(ValueError):
@@ -267,8 +307,9 @@ class EventFormatError(ValueError):
 
 
 @cache
-def _adapter(cls: type[Event]) -> TypeAdapter[Any]:
-    return TypeAdapter(cls)
+def _adapter() -> TypeAdapter[Event]:
+    """Validates any event, choosing the class by its ``type`` (built on first use: it takes a moment)."""
+    return TypeAdapter(Annotated[Event, Field(discriminator="type")])
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
@@ -276,12 +317,10 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     if not isinstance(data, dict):
         raise EventFormatError(f"event must be an object, got {type(data).__name__}")
     kind = data.get("type")
-    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
-    if cls is None:
+    if not isinstance(kind, str) or kind not in EVENT_TYPES:
         raise EventFormatError(f"type: unknown event type {kind!r}")
-    payload = {k: v for k, v in data.items() if k != "type"}
     try:
-        return _adapter(cls).validate_python(payload, strict=False)
+        return _adapter().validate_python(data, strict=False)
     except Exception as exc:  # pydantic.ValidationError, but keep the message short and specific
         raise EventFormatError(_first_error(exc, kind)) from None
 
@@ -290,7 +329,7 @@ def _first_error(exc: Exception, kind: str) -> str:
     errors = getattr(exc, "errors", None)
     if callable(errors):
         first = errors()[0]
-        loc = ".".join(str(p) for p in first.get("loc", ()))
+        loc = ".".join(str(p) for p in first.get("loc", ())[1:])  # the first part is the tag: the kind, said below
         return f"{loc or 'event'}: {first.get('msg', 'invalid')} (in a {kind!r} event)"
     return f"invalid {kind!r} event: {exc}"
 

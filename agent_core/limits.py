@@ -1,4 +1,4 @@
-"""Run guards shared by the loop, the models and the tools: cancellation and the wall-clock limit."""
+"""Run limits shared by the loop, the models and the tools: cancellation and the wall-clock limit."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Metrics of steps, runs (turns) and sessions, computed from events alone: pure functions, one pass, no I/O.
+"""Metrics of steps, runs (turns) and sessions, read off the folded transcript: pure functions, no I/O.
 
-Everything is derived from the event log, so a live run, a reloaded session and an imported file give
+Everything is derived from the event log (through :class:`~agent_core.transcript.Transcript`, the one
+fold of events into turns, steps and calls), so a live run, a reloaded session and an imported file give
 the same figures. Costs come from a :class:`~agent_core.pricing.PriceTable`; a model without a price
 gives ``cost=None`` (shown as "—"), and a sum that includes an unknown cost is unknown too.
 """
@@ -10,19 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from agent_core.events import (
-    Event,
-    ModelDelta,
-    ModelFinished,
-    RunFinished,
-    RunResumed,
-    RunStarted,
-    StepStarted,
-    ToolFinished,
-    Usage,
-)
+from agent_core.events import Event, ModelFinished, Usage
 from agent_core.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.pricing import DEFAULT_TABLE, PriceTable
+from agent_core.transcript import Transcript
+from agent_core.turns import ActionView, StepView, TurnView
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,20 +69,12 @@ class StepMetrics:
     """USD; None when the model's price is unknown."""
 
 
-@dataclass(frozen=True, slots=True)
-class RunMetrics:
-    """One run: a question, its steps and its outcome."""
+@dataclass(frozen=True)
+class _Totals:
+    """The figures a run and a session both have (a session's are the sums of its runs')."""
 
-    run_id: str
-    question: str
-    model: str
-    """Model named in the run's RunStarted event."""
-    status: str | None
-    """Final status (``completed``, ``max_steps``, ``timeout``...); None while the run has no run_finished event."""
-    started_at: float | None
-    """Unix time of the run's first event."""
     duration_ms: float
-    """Time the agent worked on the run (a pause before a resume is not counted)."""
+    """Time the agent worked (a pause before a resume, or idle time between turns, is not counted)."""
     steps: int
     """Steps started."""
     model_calls: int
@@ -111,99 +96,158 @@ class RunMetrics:
     """Model calls that failed."""
     cost: float | None
     """USD; None when any model call's price is unknown."""
+
+
+@dataclass(frozen=True)
+class _RunHead:
+    """What identifies a run."""
+
+    run_id: str
+    question: str
+    model: str
+    """Model named in the run's RunStarted event."""
+    status: str | None
+    """Final status (``completed``, ``max_steps``, ``timeout``...); None while the run has no run_finished event."""
+    started_at: float | None
+    """Unix time of the run's first event."""
+
+
+@dataclass(frozen=True)
+class RunMetrics(_Totals, _RunHead):
+    """One run: a question, its steps and its outcome."""
+
     per_step: tuple[StepMetrics, ...]
     """The run's steps in order."""
 
 
-@dataclass(frozen=True, slots=True)
-class SessionMetrics:
-    """A session: its runs and their totals."""
-
+@dataclass(frozen=True)
+class _SessionRuns:
     runs: tuple[RunMetrics, ...]
     """Runs in the order they started."""
-    duration_ms: float
-    """Sum of the runs' durations (idle time between turns is not counted)."""
-    steps: int
-    model_calls: int
-    usage: Usage
-    model_ms: float
-    ttft_ms: float | None
-    """Mean time to first token over all streamed model calls."""
-    tool_calls: int
-    tool_errors: int
-    tool_ms: float
-    tools: tuple[ToolStats, ...]
-    format_errors: int
-    model_errors: int
-    cost: float | None
-    """USD; None when any model call's price is unknown."""
 
 
-class _StepAcc:
-    """Mutable running totals of one step."""
+@dataclass(frozen=True)
+class SessionMetrics(_Totals, _SessionRuns):
+    """A session: its runs and their totals."""
 
-    __slots__ = (
-        "cost",
-        "error",
-        "format_error",
-        "latency",
-        "model",
-        "model_calls",
-        "tool_errors",
-        "tool_ms",
-        "tools",
-        "ttft",
-        "usage",
+
+def run_metrics(
+    events: Sequence[Event], run_id: str | None = None, *, prices: PriceTable = DEFAULT_TABLE
+) -> RunMetrics:
+    """Metrics of one run (default: the last run in ``events``); KeyError if there is no such run."""
+    turn = Transcript.from_events(events).run(run_id)
+    if turn is None:
+        raise ValueError("no events: cannot compute the metrics of a run")
+    return turn_metrics(turn, prices=prices)
+
+
+def step_metrics(
+    events: Sequence[Event], run_id: str | None = None, *, prices: PriceTable = DEFAULT_TABLE
+) -> tuple[StepMetrics, ...]:
+    """Metrics of each step of one run (default: the last run in ``events``)."""
+    return run_metrics(events, run_id, prices=prices).per_step
+
+
+def session_metrics(events: Iterable[Event], *, prices: PriceTable = DEFAULT_TABLE) -> SessionMetrics:
+    """Metrics of every run in ``events`` and their totals."""
+    return runs_metrics(Transcript.from_events(events).runs, prices=prices)
+
+
+def runs_metrics(turns: Sequence[TurnView], *, prices: PriceTable = DEFAULT_TABLE) -> SessionMetrics:
+    """Metrics of folded runs (a session's ``Transcript.runs``) and their totals."""
+    runs = tuple(turn_metrics(turn, prices=prices) for turn in turns)
+    return SessionMetrics(
+        runs=runs,
+        duration_ms=sum(r.duration_ms for r in runs),
+        steps=sum(r.steps for r in runs),
+        model_calls=sum(r.model_calls for r in runs),
+        usage=sum((r.usage for r in runs), Usage()),
+        model_ms=sum(r.model_ms for r in runs),
+        ttft_ms=_mean([m.ttft_ms for t in turns for m in _model_calls(t) if m.ttft_ms is not None]),
+        tool_calls=sum(r.tool_calls for r in runs),
+        tool_errors=sum(r.tool_errors for r in runs),
+        tool_ms=sum(r.tool_ms for r in runs),
+        tools=_tool_stats(_merged(_tool_totals(t) for t in turns)),
+        format_errors=sum(r.format_errors for r in runs),
+        model_errors=sum(r.model_errors for r in runs),
+        cost=_sum_costs(r.cost for r in runs),
     )
 
-    def __init__(self, model: str) -> None:
-        self.model = model
-        self.model_calls = 0
-        self.usage = Usage()
-        self.latency = 0.0
-        self.ttft: float | None = None
-        self.tools: list[str] = []
-        self.tool_errors = 0
-        self.tool_ms = 0.0
-        self.format_error: str | None = None
-        self.error: str | None = None
-        self.cost: float | None = 0.0
 
-    def add_model(self, event: ModelFinished, model: str, prices: PriceTable) -> None:
-        """Count one model call of this step."""
-        self.model = model
-        self.model_calls += 1
-        self.usage += event.usage
-        self.latency += event.latency_ms
-        if event.ttft_ms is not None:
-            self.ttft = event.ttft_ms if self.ttft is None else min(self.ttft, event.ttft_ms)
-        self.format_error = event.format_error or self.format_error
-        self.error = event.error or self.error
-        self.cost = _add(self.cost, prices.cost(event.usage, model))
+def turn_metrics(turn: TurnView, *, prices: PriceTable = DEFAULT_TABLE) -> RunMetrics:
+    """Metrics of one folded run."""
+    run_model = turn.model
+    per_step = tuple(_step(turn.run_id, s, run_model, prices) for s in sorted(turn.steps, key=_number))
+    return RunMetrics(
+        run_id=turn.run_id,
+        question=turn.question,
+        model=run_model or next((s.model for s in per_step if s.model), ""),
+        status=turn.run_finished.status if turn.run_finished else None,
+        started_at=turn.first_ts,
+        duration_ms=turn.worked_ms,
+        steps=len(per_step),
+        model_calls=sum(s.model_calls for s in per_step),
+        usage=sum((s.usage for s in per_step), Usage()),
+        model_ms=sum(s.latency_ms for s in per_step),
+        ttft_ms=_mean([m.ttft_ms for m in _model_calls(turn) if m.ttft_ms is not None]),
+        tool_calls=sum(len(s.tools) for s in per_step),
+        tool_errors=sum(s.tool_errors for s in per_step),
+        tool_ms=sum(s.tool_ms for s in per_step),
+        tools=_tool_stats(_tool_totals(turn)),
+        format_errors=sum(s.format_error is not None for s in per_step),
+        model_errors=sum(s.error is not None for s in per_step),
+        cost=_sum_costs(s.cost for s in per_step),
+        per_step=per_step,
+    )
 
-    def add_tool(self, event: ToolFinished) -> None:
-        """Count one finished tool call of this step."""
-        self.tools.append(event.tool)
-        self.tool_errors += event.error is not None
-        self.tool_ms += event.duration_ms
 
-    def freeze(self, run_id: str, step: int) -> StepMetrics:
-        """The totals as an immutable StepMetrics."""
-        return StepMetrics(
-            run_id=run_id,
-            step=step,
-            model=self.model,
-            model_calls=self.model_calls,
-            usage=self.usage,
-            latency_ms=self.latency,
-            ttft_ms=self.ttft,
-            tools=tuple(self.tools),
-            tool_errors=self.tool_errors,
-            tool_ms=self.tool_ms,
-            format_error=self.format_error,
-            error=self.error,
-            cost=self.cost,
-        )
+def _step(run_id: str, step: StepView, run_model: str, prices: PriceTable) -> StepMetrics:
+    """The figures of one folded step: its model calls (a re-run one included) and its finished tool calls."""
+    model, usage, latency = run_model, Usage(), 0.0
+    ttft: float | None = None
+    cost_total: float | None = 0.0
+    format_error: str | None = None
+    error: str | None = None
+    calls = step.model_calls
+    for m in calls:
+        model = m.model or run_model
+        usage += m.usage
+        latency += m.latency_ms
+        if m.ttft_ms is not None:
+            ttft = m.ttft_ms if ttft is None else min(ttft, m.ttft_ms)
+        format_error, error = m.format_error or format_error, m.error or error
+        cost_total = _add(cost_total, prices.cost(m.usage, model))
+    tools: list[str] = []
+    tool_errors, tool_ms = 0, 0.0
+    for action in step.tool_calls:
+        done = action.finished
+        if done is not None:
+            tools.append(done.tool)
+            tool_errors += done.error is not None
+            tool_ms += done.duration_ms
+    return StepMetrics(
+        run_id=run_id,
+        step=step.number,
+        model=model,
+        model_calls=len(calls),
+        usage=usage,
+        latency_ms=latency,
+        ttft_ms=ttft,
+        tools=tuple(tools),
+        tool_errors=tool_errors,
+        tool_ms=tool_ms,
+        format_error=format_error,
+        error=error,
+        cost=cost_total,
+    )
+
+
+def _number(step: StepView) -> int:
+    return step.number
+
+
+def _model_calls(turn: TurnView) -> list[ModelFinished]:
+    return [c for c in turn.calls if isinstance(c, ModelFinished)]
 
 
 class _ToolAcc:
@@ -232,152 +276,24 @@ class _ToolAcc:
         self.max_ms = max(self.max_ms, other.max_ms)
 
 
-def split_runs(events: Iterable[Event]) -> dict[str, list[Event]]:
-    """The events of each run, by run id, in the order the runs first appear."""
-    runs: dict[str, list[Event]] = {}
-    for event in events:
-        bucket = runs.get(event.run_id)
-        if bucket is None:
-            bucket = runs[event.run_id] = []
-        bucket.append(event)
-    return runs
-
-
-def run_events(events: Sequence[Event], run_id: str | None = None) -> list[Event]:
-    """The events of run ``run_id`` (default: the last run in ``events``); KeyError if there is no such run."""
-    runs = split_runs(events)
-    if run_id is None:
-        if not runs:
-            return []
-        run_id = next(reversed(runs))
-    if run_id not in runs:
-        raise KeyError(f"no run {run_id!r} in these events")
-    return runs[run_id]
-
-
-def run_metrics(
-    events: Sequence[Event], run_id: str | None = None, *, prices: PriceTable = DEFAULT_TABLE
-) -> RunMetrics:
-    """Metrics of one run (default: the last run in ``events``)."""
-    chosen = run_events(events, run_id)
-    if not chosen:
-        raise ValueError("no events: cannot compute the metrics of a run")
-    return _run(chosen, prices)[0]
-
-
-def step_metrics(
-    events: Sequence[Event], run_id: str | None = None, *, prices: PriceTable = DEFAULT_TABLE
-) -> tuple[StepMetrics, ...]:
-    """Metrics of each step of one run (default: the last run in ``events``)."""
-    return run_metrics(events, run_id, prices=prices).per_step
-
-
-def session_metrics(events: Iterable[Event], *, prices: PriceTable = DEFAULT_TABLE) -> SessionMetrics:
-    """Metrics of every run in ``events`` and their totals."""
-    runs: list[RunMetrics] = []
+def _tool_totals(turn: TurnView) -> dict[str, _ToolAcc]:
+    """Per-tool totals of a run's finished calls."""
     tools: dict[str, _ToolAcc] = {}
-    ttfts: list[float] = []
-    for chosen in split_runs(events).values():
-        run, run_tools, run_ttfts = _run(chosen, prices)
-        runs.append(run)
-        ttfts += run_ttfts
-        for name, acc in run_tools.items():
+    for call in turn.calls:
+        done = call.finished if isinstance(call, ActionView) else None
+        if done is not None:
+            acc = tools.get(done.tool) or tools.setdefault(done.tool, _ToolAcc())
+            acc.add(done.duration_ms, done.error is not None)
+    return tools
+
+
+def _merged(runs: Iterable[dict[str, _ToolAcc]]) -> dict[str, _ToolAcc]:
+    """Per-tool totals of several runs (run by run, as the runs' own figures were summed)."""
+    tools: dict[str, _ToolAcc] = {}
+    for run in runs:
+        for name, acc in run.items():
             tools.setdefault(name, _ToolAcc()).merge(acc)
-    return SessionMetrics(
-        runs=tuple(runs),
-        duration_ms=sum(r.duration_ms for r in runs),
-        steps=sum(r.steps for r in runs),
-        model_calls=sum(r.model_calls for r in runs),
-        usage=sum((r.usage for r in runs), Usage()),
-        model_ms=sum(r.model_ms for r in runs),
-        ttft_ms=_mean(ttfts),
-        tool_calls=sum(r.tool_calls for r in runs),
-        tool_errors=sum(r.tool_errors for r in runs),
-        tool_ms=sum(r.tool_ms for r in runs),
-        tools=_tool_stats(tools),
-        format_errors=sum(r.format_errors for r in runs),
-        model_errors=sum(r.model_errors for r in runs),
-        cost=_sum_costs(r.cost for r in runs),
-    )
-
-
-def _run(events: list[Event], prices: PriceTable) -> tuple[RunMetrics, dict[str, _ToolAcc], list[float]]:
-    """The metrics of one run's events, with its per-tool totals and TTFTs for the session's figures."""
-    started = next((e for e in events if isinstance(e, RunStarted)), None)
-    run_model = started.model if started else ""
-    steps, tools, ttfts, finished = _scan(events, run_model, prices)
-    run_id = events[0].run_id
-    per_step = tuple(steps[n].freeze(run_id, n) for n in sorted(steps))
-    run = RunMetrics(
-        run_id=run_id,
-        question=started.question if started else "",
-        model=run_model or next((s.model for s in per_step if s.model), ""),
-        status=finished.status if finished else None,
-        started_at=events[0].ts,
-        duration_ms=_duration_ms(events),
-        steps=len(per_step),
-        model_calls=sum(s.model_calls for s in per_step),
-        usage=sum((s.usage for s in per_step), Usage()),
-        model_ms=sum(s.latency_ms for s in per_step),
-        ttft_ms=_mean(ttfts),
-        tool_calls=sum(len(s.tools) for s in per_step),
-        tool_errors=sum(s.tool_errors for s in per_step),
-        tool_ms=sum(s.tool_ms for s in per_step),
-        tools=_tool_stats(tools),
-        format_errors=sum(s.format_error is not None for s in per_step),
-        model_errors=sum(s.error is not None for s in per_step),
-        cost=_sum_costs(s.cost for s in per_step),
-        per_step=per_step,
-    )
-    return run, tools, ttfts
-
-
-def _scan(
-    events: list[Event], run_model: str, prices: PriceTable
-) -> tuple[dict[int, _StepAcc], dict[str, _ToolAcc], list[float], RunFinished | None]:
-    """One pass over a run's events: per-step and per-tool totals, TTFTs and the run's end."""
-    steps: dict[int, _StepAcc] = {}
-    tools: dict[str, _ToolAcc] = {}
-    ttfts: list[float] = []
-    finished: RunFinished | None = None
-    for event in events:
-        if isinstance(event, ModelDelta):
-            continue
-        if isinstance(event, StepStarted):
-            _step(steps, event.step, run_model)
-        elif isinstance(event, ModelFinished):
-            model = event.model or run_model
-            _step(steps, event.step, model).add_model(event, model, prices)
-            if event.ttft_ms is not None:
-                ttfts.append(event.ttft_ms)
-        elif isinstance(event, ToolFinished):
-            _step(steps, event.step, run_model).add_tool(event)
-            acc = tools.get(event.tool) or tools.setdefault(event.tool, _ToolAcc())
-            acc.add(event.duration_ms, event.error is not None)
-        elif isinstance(event, RunFinished):
-            finished = event
-    return steps, tools, ttfts, finished
-
-
-def _step(steps: dict[int, _StepAcc], number: int, model: str) -> _StepAcc:
-    acc = steps.get(number)
-    if acc is None:
-        acc = steps[number] = _StepAcc(model)
-    return acc
-
-
-def _duration_ms(events: list[Event]) -> float:
-    """Working time: each segment (start or resume → last event) plus the measured duration of the last one."""
-    total = 0.0
-    segment_start = last = events[0].ts
-    for event in events:
-        if isinstance(event, RunResumed):
-            total += (last - segment_start) * 1000
-            segment_start = event.ts
-        elif isinstance(event, RunFinished):
-            return total + event.duration_ms
-        last = event.ts
-    return total + (last - segment_start) * 1000
+    return tools
 
 
 def _tool_stats(tools: dict[str, _ToolAcc]) -> tuple[ToolStats, ...]:

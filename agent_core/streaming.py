@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agent_core.events import ModelDelta
@@ -49,28 +50,35 @@ def stream_reply(
 ) -> Iterator[ModelDelta]:
     """Yield the reply's deltas (at most one per ``interval`` s) and return its Completion, within ``deadline``."""
     shown = _Shown(run_id, step, interval, check)
-    stream: Iterator[Any] = iter(())
+    with _closing(model.stream(request)) as stream:
+        try:
+            while True:
+                item = _next_in_time(timing, stream, deadline)
+                if item is None:
+                    raise ModelError("server", f"model {model.name!r} ended without a completion")
+                if isinstance(item, Completion):
+                    yield from shown.rest()
+                    return item
+                if cancel.cancelled:
+                    raise RunStopped("cancelled", "cancelled by the user while the model was writing")
+                if item.channel == "reasoning":
+                    yield from shown.think(item.text)
+                    continue
+                cut = _cut(protocol, shown.text + item.text, item.text)
+                yield from shown.add(item.text, cut)
+                if cut is not None:  # the model is writing its own Observation: stop reading
+                    return Completion(text=shown.text, finish_reason="stop_at_observation")
+        except RunStopped:
+            yield from shown.rest()  # what the model wrote before the limit (or the cancel) stays in the trace
+            raise
+
+
+@contextlib.contextmanager
+def _closing(items: Iterable[Any]) -> Iterator[Iterator[Any]]:
+    """An iterator over ``items`` that is closed (when it can be) however the reading ends."""
+    stream = iter(items)
     try:
-        stream = iter(model.stream(request))
-        while True:
-            item = _next_in_time(timing, stream, deadline)
-            if item is None:
-                raise ModelError("server", f"model {model.name!r} ended without a completion")
-            if isinstance(item, Completion):
-                yield from shown.rest()
-                return item
-            if cancel.cancelled:
-                raise RunStopped("cancelled", "cancelled by the user while the model was writing")
-            if item.channel == "reasoning":
-                yield from shown.think(item.text)
-                continue
-            cut = _cut(protocol, shown.text + item.text, item.text)
-            yield from shown.add(item.text, cut)
-            if cut is not None:  # the model is writing its own Observation: stop reading
-                return Completion(text=shown.text, finish_reason="stop_at_observation")
-    except RunStopped:
-        yield from shown.rest()  # what the model wrote before the limit (or the cancel) stays in the trace
-        raise
+        yield stream
     finally:
         if (close := getattr(stream, "close", None)) is not None:
             close()

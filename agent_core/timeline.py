@@ -4,7 +4,7 @@ Times come from the events alone. A model call ends at its ``ModelFinished.ts`` 
 earlier. A tool call starts at its ``ToolStarted.ts`` and lasts its measured ``duration_ms`` (the calls of
 one step run in parallel and their ``ToolFinished`` events are only emitted once all of them are done, so
 ``ToolFinished.ts`` is the end of the batch, not of each call). Offsets are milliseconds from the run's
-first event. One pass over the events: O(n).
+first event. Built on the transcript's fold of the events (one pass: O(n)).
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from agent_core.events import Event, ModelDelta, ModelFinished, RunStarted, ToolFinished, ToolStarted
-from agent_core.metrics import run_events
+from agent_core.events import Event, ModelFinished, ToolFinished, ToolStarted
+from agent_core.transcript import Transcript
+from agent_core.turns import ActionView, TurnView
 
 CallKind = Literal["model", "tool"]
 
@@ -110,45 +111,41 @@ _TOKEN_FIELDS = tuple(f.name for f in fields(TokenRow))
 
 def timed_calls(events: Iterable[Event]) -> list[TimedCall]:
     """The model and tool calls of one run's events, in the order they started."""
-    calls: list[TimedCall] = []
-    pending: dict[tuple[int, str], int] = {}
-    for event in events:
-        if isinstance(event, ModelDelta):
-            continue
-        if isinstance(event, ModelFinished):
-            calls.append(TimedCall("model", event.step, event.ts - event.latency_ms / 1000, event.ts, event))
-        elif isinstance(event, ToolStarted):
-            pending[(event.step, event.call_id)] = len(calls)
-            calls.append(TimedCall("tool", event.step, event.ts, event.ts, tool_started=event))
-        elif isinstance(event, ToolFinished):
-            _finish_tool(calls, pending, event)
-    return calls
+    turn = Transcript.from_events(events).run()
+    return turn_calls(turn) if turn is not None else []
 
 
-def _finish_tool(calls: list[TimedCall], pending: dict[tuple[int, str], int], event: ToolFinished) -> None:
-    index = pending.pop((event.step, event.call_id), None)
-    if index is None:  # no ToolStarted recorded: place the call just before its end
-        start = event.ts - event.duration_ms / 1000
-        calls.append(TimedCall("tool", event.step, start, event.ts, tool_finished=event))
-        return
-    started = calls[index]
-    end = started.start + event.duration_ms / 1000
-    calls[index] = TimedCall("tool", event.step, started.start, end, None, started.tool_started, event)
+def turn_calls(turn: TurnView) -> list[TimedCall]:
+    """The model and tool calls of one folded run, in the order they started."""
+    return [_timed(call) for call in turn.calls]
+
+
+def _timed(call: ModelFinished | ActionView) -> TimedCall:
+    if isinstance(call, ModelFinished):
+        return TimedCall("model", call.step, call.ts - call.latency_ms / 1000, call.ts, call)
+    begun, done = call.started, call.finished
+    if begun is None:  # no ToolStarted recorded: place the call just before its end
+        assert done is not None  # the fold logs a call once it started or finished
+        return TimedCall("tool", call.step, done.ts - done.duration_ms / 1000, done.ts, tool_finished=done)
+    end = begun.ts + done.duration_ms / 1000 if done is not None else begun.ts
+    return TimedCall("tool", call.step, begun.ts, end, None, begun, done)
 
 
 def build_timeline(events: Sequence[Event], run_id: str | None = None) -> Timeline:
-    """The timeline of one run (default: the last run in ``events``)."""
-    chosen = run_events(events, run_id)
-    if not chosen:
+    """The timeline of one run (default: the last run in ``events``); KeyError if there is no such run."""
+    turn = Transcript.from_events(events).run(run_id)
+    if turn is None:
         raise ValueError("no events: cannot build a timeline")
-    origin = chosen[0].ts
-    started = next((e for e in chosen if isinstance(e, RunStarted)), None)
-    model = started.model if started else ""
-    rid = chosen[0].run_id
-    calls = timed_calls(chosen)
-    rows = tuple(_row(rid, i, call, origin, model) for i, call in enumerate(calls))
+    return turn_timeline(turn)
+
+
+def turn_timeline(turn: TurnView) -> Timeline:
+    """The timeline of one folded run."""
+    origin, rid = turn.first_ts, turn.run_id
+    calls = turn_calls(turn)
+    rows = tuple(_row(rid, i, call, origin, turn.model) for i, call in enumerate(calls))
     tokens = _token_rows(rid, (c.model_event for c in calls if c.model_event is not None))
-    return Timeline(rid, origin, _ms(chosen[-1].ts - origin), rows, tokens)
+    return Timeline(rid, origin, _ms(turn.last_ts - origin), rows, tokens)
 
 
 def _row(run_id: str, index: int, call: TimedCall, origin: float, run_model: str) -> TimelineRow:

@@ -1,13 +1,16 @@
-"""A readable view of a session: turns made of steps made of actions, folded from events.
+"""The one fold of events into turns, steps and calls: every view of a session is built on it.
 
-The chat pane, the trace panel, replay and reports all render this one structure, built with the
-same code whether the events come live from a run, from the store, or from a snapshot file.
+The chat pane, the trace panel, replay, the metrics, the timeline and the exports all read this one
+structure, built with the same code whether the events come live from a run, from the store, or from an
+imported file. It is the only place that pairs a ``ToolStarted`` with its ``ToolFinished`` and finds step
+boundaries. It never raises on an odd order (a ToolFinished without its start, an unfinished or resumed
+run, interleaved runs): imported sessions are written by whoever sent them. The shapes it fills live in
+:mod:`agent_core.turns` and are re-exported here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from agent_core.events import (
@@ -24,116 +27,8 @@ from agent_core.events import (
     StepStarted,
     ToolFinished,
     ToolStarted,
-    Usage,
-    full_messages,
 )
-
-
-@dataclass
-class ActionView:
-    """One tool call: what was asked and what came back."""
-
-    call_id: str
-    tool: str
-    arguments: dict[str, Any]
-    output: str | None = None
-    """None while the call is still running."""
-    details: Any = None
-    error: str | None = None
-    duration_ms: float | None = None
-    truncated: bool = False
-    approval: str | None = None
-    """None when no approval was needed; else ``pending``, ``approved``, ``denied`` or ``auto``."""
-
-    @property
-    def running(self) -> bool:
-        """True until the call's ToolFinished arrives."""
-        return self.output is None
-
-
-@dataclass
-class StepView:
-    """One think → act → observe step."""
-
-    number: int
-    offered_tools: tuple[str, ...] = ()
-    streamed: str = ""
-    """Text streamed so far (live runs); replaced by ``text`` once the model call ends."""
-    reasoning: str = ""
-    text: str | None = None
-    """The raw model output, once the model call finished."""
-    thought: str = ""
-    final_answer: str | None = None
-    format_error: str | None = None
-    model_error: str | None = None
-    usage: Usage | None = None
-    latency_ms: float | None = None
-    ttft_ms: float | None = None
-    messages: tuple[dict[str, Any], ...] = ()
-    """The complete request of the step's model call."""
-    actions: list[ActionView] = field(default_factory=list)
-    flags: list[OutputFlagged] = field(default_factory=list)
-    """What the output check masked in this step (secrets, by default)."""
-
-    @property
-    def has_error(self) -> bool:
-        """True if the model call, the format or any tool call failed."""
-        return bool(self.model_error or self.format_error or any(a.error for a in self.actions))
-
-    @property
-    def thinking(self) -> bool:
-        """True while the model is still writing this step."""
-        return self.text is None and self.model_error is None
-
-
-@dataclass
-class TurnView:
-    """One question and everything the agent did to answer it."""
-
-    run_id: str
-    question: str
-    model: str = ""
-    protocol: str = ""
-    started_at: float = 0.0
-    tool_count: int = 0
-    """How many tools the run had; steps may have been offered fewer (tool retrieval)."""
-    steps: list[StepView] = field(default_factory=list)
-    resumed_at: list[int] = field(default_factory=list)
-    """Step numbers at which this run was resumed after an interruption."""
-    answer: str | None = None
-    status: str | None = None
-    """None while the run is in progress (or was interrupted)."""
-    error: str | None = None
-    usage: Usage | None = None
-    duration_ms: float | None = None
-
-    @property
-    def finished(self) -> bool:
-        """True once the run's RunFinished arrived."""
-        return self.status is not None
-
-    def step(self, number: int) -> StepView:
-        """The step with this number, created if needed."""
-        if not self.steps or self.steps[-1].number != number:
-            existing = next((s for s in self.steps if s.number == number), None)
-            if existing is not None:
-                return existing
-            self.steps.append(StepView(number))
-        return self.steps[-1]
-
-    @property
-    def pending_approvals(self) -> list[tuple[int, ActionView]]:
-        """(step number, call) of every call waiting for a person's decision."""
-        if self.finished:
-            return []
-        return [(s.number, a) for s in self.steps for a in s.actions if a.approval == "pending"]
-
-    @property
-    def live_text(self) -> str:
-        """The answer so far: the final answer, or what the model is streaming right now."""
-        if self.answer is not None:
-            return self.answer
-        return self.steps[-1].streamed if self.steps and self.steps[-1].thinking else ""
+from agent_core.turns import ActionView, Request, StepView, TurnView, WorkClock
 
 
 class Transcript:
@@ -141,8 +36,8 @@ class Transcript:
 
     def __init__(self) -> None:
         self.turns: list[TurnView] = []
+        """Turns whose RunStarted is in the log, in the order they started."""
         self._by_run: dict[str, TurnView] = {}
-        self._requests: dict[str, tuple[dict[str, Any], ...]] = {}
         self.events_seen = 0
 
     @classmethod
@@ -158,54 +53,120 @@ class Transcript:
             self.add(event)
 
     def turn(self, run_id: str) -> TurnView | None:
-        """The turn of a run, if known."""
-        return self._by_run.get(run_id)
+        """The turn of a run, if its RunStarted is known."""
+        turn = self._by_run.get(run_id)
+        return turn if turn is not None and turn.run_started is not None else None
+
+    @property
+    def runs(self) -> list[TurnView]:
+        """Every run with an event in the log (its RunStarted or not), in the order they first appear."""
+        return list(self._by_run.values())
+
+    def run(self, run_id: str | None = None) -> TurnView | None:
+        """Run ``run_id`` (default: the last run to appear; None if there is none); KeyError if it is not here."""
+        if run_id is None:
+            return next(reversed(self._by_run.values()), None)
+        if run_id not in self._by_run:
+            raise KeyError(f"no run {run_id!r} in these events")
+        return self._by_run[run_id]
 
     def add(self, event: Event) -> None:
         """Fold one event into the view."""
         self.events_seen += 1
-        if isinstance(event, RunStarted):
-            turn = TurnView(event.run_id, event.question, event.model, event.protocol, event.ts, len(event.tools))
-            self.turns.append(turn)
-            self._by_run[event.run_id] = turn
-            return
         turn = self._by_run.get(event.run_id)
         if turn is None:
-            return  # events of a run whose start is not in this log
-        if isinstance(event, RunResumed):
-            turn.resumed_at.append(event.from_step)
-        elif isinstance(event, StepStarted):
-            step = turn.step(event.step)
-            step.offered_tools = event.offered_tools
-            step.streamed, step.text, step.actions = "", None, []  # a redone step starts afresh
-        elif isinstance(event, ModelDelta):
-            step = turn.step(event.step)
-            if event.channel == "reasoning":
-                step.reasoning += event.text
-            else:
-                step.streamed += event.text
-        elif isinstance(event, ModelFinished):
-            _finish_model(turn.step(event.step), event, full_messages(event, self._requests))
-        elif isinstance(event, ApprovalRequested):
-            _action(turn.step(event.step), event.call_id, event.tool, event.arguments).approval = "pending"
-        elif isinstance(event, ApprovalDecided):
-            action = _action(turn.step(event.step), event.call_id, event.tool, {})
-            action.approval = "auto" if event.by == "policy" else ("approved" if event.approved else "denied")
-        elif isinstance(event, ToolStarted):
-            _action(turn.step(event.step), event.call_id, event.tool, event.arguments)
-        elif isinstance(event, OutputFlagged):
-            turn.step(event.step).flags.append(event)
-        elif isinstance(event, ToolFinished):
-            _finish_tool(turn.step(event.step), event)
-        elif isinstance(event, FinalAnswer):
-            turn.answer = event.text
-        elif isinstance(event, RunFinished):
-            turn.status, turn.error, turn.usage = event.status, event.error, event.usage
-            turn.duration_ms = event.duration_ms
-            turn.answer = event.final_answer if event.final_answer is not None else turn.answer
+            turn = self._by_run[event.run_id] = TurnView(event.run_id, "", first_ts=event.ts, last_ts=event.ts)
+            turn.clock.segment_start = event.ts
+        fold = _FOLDS.get(type(event))
+        if fold is not None:
+            fold(self, turn, event)
+        turn.last_ts = event.ts
+
+    def _on_run_started(self, turn: TurnView, event: RunStarted) -> None:
+        if turn.run_started is not None:
+            return  # a repeated RunStarted changes nothing
+        turn.run_started, turn.question, turn.model, turn.protocol = event, event.question, event.model, event.protocol
+        turn.started_at, turn.tool_count = event.ts, len(event.tools)
+        self.turns.append(turn)
+
+    def _on_run_resumed(self, turn: TurnView, event: RunResumed) -> None:
+        turn.resumed_at.append(event.from_step)
+        turn.clock.resume(event.ts, turn.last_ts)
+
+    def _on_final_answer(self, turn: TurnView, event: FinalAnswer) -> None:
+        turn.answer = turn.answer_given = event.text
+
+    def _on_run_finished(self, turn: TurnView, event: RunFinished) -> None:
+        turn.status, turn.error, turn.usage = event.status, event.error, event.usage
+        turn.duration_ms, turn.run_finished = event.duration_ms, event
+        turn.answer = event.final_answer if event.final_answer is not None else turn.answer
+        turn.clock.finish(event.duration_ms)
+
+    def _on_step_started(self, turn: TurnView, event: StepStarted) -> None:
+        step = turn.step(event.step)
+        step.offered_tools = event.offered_tools
+        for action in step.actions:  # a redone step starts afresh: its interrupted calls never finish
+            turn.open_calls.pop((step.number, action.call_id), None)
+            turn.latest_calls.pop((step.number, action.call_id), None)
+        step.streamed, step.text, step.actions = "", None, []
+
+    def _on_model_delta(self, turn: TurnView, event: ModelDelta) -> None:
+        step = turn.step(event.step)
+        if event.channel == "reasoning":
+            step.reasoning += event.text
+        else:
+            step.streamed += event.text
+
+    def _on_model_finished(self, turn: TurnView, event: ModelFinished) -> None:
+        turn.last_request = Request(event, turn.last_request)
+        _finish_model(turn.step(event.step), event, turn.last_request)
+        turn.calls.append(event)
+
+    def _on_output_flagged(self, turn: TurnView, event: OutputFlagged) -> None:
+        turn.step(event.step).flags.append(event)
+
+    def _on_approval_requested(self, turn: TurnView, event: ApprovalRequested) -> None:
+        _action(turn, turn.step(event.step), event.call_id, event.tool, event.arguments).approval = "pending"
+
+    def _on_approval_decided(self, turn: TurnView, event: ApprovalDecided) -> None:
+        action = _action(turn, turn.step(event.step), event.call_id, event.tool, {})
+        action.approval = "auto" if event.by == "policy" else ("approved" if event.approved else "denied")
+
+    def _on_tool_started(self, turn: TurnView, event: ToolStarted) -> None:
+        step = turn.step(event.step)
+        action = _unstarted(turn, step, event.call_id) or _new_action(turn, step, event.call_id, event.tool, {})
+        action.started, action.arguments = event, action.arguments or event.arguments
+        _log_call(turn, step, action)
+        turn.open_calls[(step.number, event.call_id)] = action
+
+    def _on_tool_finished(self, turn: TurnView, event: ToolFinished) -> None:
+        step = turn.step(event.step)
+        action = turn.open_calls.pop((step.number, event.call_id), None)
+        if action is None:  # no start recorded: place the call at its end
+            action = _unstarted(turn, step, event.call_id) or _new_action(turn, step, event.call_id, event.tool, {})
+            _log_call(turn, step, action)
+        _finish_tool(action, event)
 
 
-def _finish_model(step: StepView, event: ModelFinished, messages: tuple[dict[str, Any], ...]) -> None:
+_FOLDS: dict[type[Event], Callable[[Transcript, TurnView, Any], None]] = {
+    RunStarted: Transcript._on_run_started,
+    RunResumed: Transcript._on_run_resumed,
+    StepStarted: Transcript._on_step_started,
+    ModelDelta: Transcript._on_model_delta,
+    ModelFinished: Transcript._on_model_finished,
+    ToolStarted: Transcript._on_tool_started,
+    ToolFinished: Transcript._on_tool_finished,
+    ApprovalRequested: Transcript._on_approval_requested,
+    ApprovalDecided: Transcript._on_approval_decided,
+    OutputFlagged: Transcript._on_output_flagged,
+    FinalAnswer: Transcript._on_final_answer,
+    RunFinished: Transcript._on_run_finished,
+}
+"""How each kind of event is folded in: every event type has its entry (a test checks)."""
+
+
+def _finish_model(step: StepView, event: ModelFinished, request: Request) -> None:
+    step.requests.append(request)
     step.text = event.text
     step.reasoning = event.reasoning or step.reasoning
     step.thought = event.thought
@@ -215,24 +176,43 @@ def _finish_model(step: StepView, event: ModelFinished, messages: tuple[dict[str
     step.usage = event.usage
     step.latency_ms = event.latency_ms
     step.ttft_ms = event.ttft_ms
-    step.messages = messages
 
 
-def _action(step: StepView, call_id: str, tool: str, arguments: dict[str, Any]) -> ActionView:
-    """The step's call with this id, created if needed."""
-    action = next((a for a in step.actions if a.call_id == call_id), None)
+def _new_action(turn: TurnView, step: StepView, call_id: str, tool: str, arguments: dict[str, Any]) -> ActionView:
+    action = ActionView(call_id, tool, arguments, step=step.number)
+    step.actions.append(action)
+    turn.latest_calls[(step.number, call_id)] = action
+    return action
+
+
+def _action(turn: TurnView, step: StepView, call_id: str, tool: str, arguments: dict[str, Any]) -> ActionView:
+    """The step's latest call with this id, created if needed."""
+    action = turn.latest_calls.get((step.number, call_id))
     if action is None:
-        action = ActionView(call_id, tool, arguments)
-        step.actions.append(action)
-    elif arguments and not action.arguments:
+        return _new_action(turn, step, call_id, tool, arguments)
+    if arguments and not action.arguments:
         action.arguments = arguments
     return action
 
 
-def _finish_tool(step: StepView, event: ToolFinished) -> None:
-    action = _action(step, event.call_id, event.tool, {})
+def _unstarted(turn: TurnView, step: StepView, call_id: str) -> ActionView | None:
+    """The step's latest call with this id if it is known only from its approval."""
+    action = turn.latest_calls.get((step.number, call_id))
+    return action if action is not None and action.started is None and action.finished is None else None
+
+
+def _log_call(turn: TurnView, step: StepView, action: ActionView) -> None:
+    step.tool_calls.append(action)
+    turn.calls.append(action)
+
+
+def _finish_tool(action: ActionView, event: ToolFinished) -> None:
+    action.finished = event
     action.output = event.output
     action.details = event.details
     action.error = event.error
     action.duration_ms = event.duration_ms
     action.truncated = event.truncated
+
+
+__all__ = ["ActionView", "Request", "StepView", "Transcript", "TurnView", "WorkClock"]

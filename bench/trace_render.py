@@ -1,8 +1,9 @@
 """Time to build the timeline and the metrics of runs of 10, 100 and 1,000 steps (target: ≤ 300 ms for 1,000).
 
 Each run is produced by a real Agent driven by a ScriptedModel (streamed deltas, messages, tool calls and
-all), so the event mix is what the Traces page sees. Prints one line per size with the cost per step, so
-linear growth shows as a flat µs/step column.
+all), so the event mix is what the Traces page sees. As the page does, the events are folded once into a
+Transcript and both views are read off it: the columns are the fold, each view, and their total. Prints one
+line per size with the cost per step, so linear growth shows as a flat µs/step column.
 
     .venv/bin/python bench/trace_render.py [--steps 10 100 1000] [--repeat 5] [--check]
 """
@@ -16,10 +17,11 @@ from collections.abc import Callable, Sequence
 
 from agent_core import Agent
 from agent_core.events import Event
-from agent_core.metrics import run_metrics
+from agent_core.metrics import turn_metrics
 from agent_core.testing import ScriptedModel
-from agent_core.timeline import build_timeline
+from agent_core.timeline import turn_timeline
 from agent_core.tools import builtin_tools
+from agent_core.transcript import Transcript, TurnView
 
 TARGET_STEPS, TARGET_MS = 1000, 300.0
 
@@ -53,20 +55,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help=f"fail if {TARGET_STEPS:,} steps take > {TARGET_MS:g} ms")
     args = parser.parse_args(argv)
 
-    header = ("steps", "events", "timeline ms", "metrics ms", "total ms", "µs/step", "ratio")
-    print(" ".join(f"{h:>{w}}" for h, w in zip(header, (6, 8, 12, 11, 9, 8, 6), strict=True)))
+    header = ("steps", "events", "fold ms", "timeline ms", "metrics ms", "total ms", "µs/step", "ratio")
+    print(" ".join(f"{h:>{w}}" for h, w in zip(header, (6, 8, 8, 12, 11, 9, 8, 6), strict=True)))
     first: float | None = None
     results: dict[int, float] = {}
     for steps in args.steps:
         events = run_of(steps)
-        timeline = best_ms(lambda ev=events: build_timeline(ev), args.repeat)
-        metrics = best_ms(lambda ev=events: run_metrics(ev), args.repeat)
-        total = timeline + metrics
+        fold = best_ms(lambda ev=events: Transcript.from_events(ev), args.repeat)
+        turn = Transcript.from_events(events).run()
+        assert isinstance(turn, TurnView)
+        timeline = best_ms(lambda t=turn: turn_timeline(t), args.repeat)
+        metrics = best_ms(lambda t=turn: turn_metrics(t), args.repeat)
+        total = fold + timeline + metrics
         per_step = total * 1000 / steps
         first = first or per_step
         results[steps] = total
         print(
-            f"{steps:>6,} {len(events):>8,} {timeline:>12.2f} {metrics:>11.2f} {total:>9.2f} "
+            f"{steps:>6,} {len(events):>8,} {fold:>8.2f} {timeline:>12.2f} {metrics:>11.2f} {total:>9.2f} "
             f"{per_step:>8.1f} {per_step / first:>5.2f}x"
         )
     print("ratio: µs/step relative to the first size (≈1 or lower means linear or better)")

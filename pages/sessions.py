@@ -11,7 +11,7 @@ from agent_core.store import SessionNotFound, SnapshotNotFound
 from agent_core.untrusted import neutralize, plain
 from sparrow_ui.i18n import t
 from sparrow_ui.sidebar import frame
-from sparrow_ui.state import get_store, live_runs, open_session
+from sparrow_ui.state import get_store, live_runs, open_in_chat
 
 frame()
 store = get_store()
@@ -19,13 +19,6 @@ st.header(t("nav.sessions"))
 sessions = store.list_sessions()
 if not sessions:
     st.info(t("session.none"))
-
-
-def go_to_chat(session_id: str) -> None:
-    """Open ``session_id`` on the Chat page."""
-    open_session(session_id)
-    st.switch_page("pages/chat.py", query_params={"session": session_id})
-
 
 for info in sessions:
     with st.container(border=True):
@@ -36,7 +29,7 @@ for info in sessions:
         top.caption(neutralize(about))
         left, middle, right = actions.columns(3)
         if left.button(t("session.open"), key=f"open_{info.id}", type="primary"):
-            go_to_chat(info.id)
+            open_in_chat(info.id)
         with middle.popover(t("session.rename")):
             title = st.text_input(t("session.rename"), value=info.title, key=f"title_{info.id}", max_chars=200)
             if st.button("OK", key=f"rename_{info.id}"):
@@ -60,4 +53,4 @@ for info in sessions:
                         except SnapshotNotFound as exc:
                             st.error(neutralize(str(exc)))
                         else:
-                            go_to_chat(forked.id)
+                            open_in_chat(forked.id)

@@ -10,7 +10,7 @@ from sparrow_ui import charts, exports, inspector, overview, replay
 from sparrow_ui.i18n import t
 from sparrow_ui.session_view import prices, session_view
 from sparrow_ui.sidebar import frame
-from sparrow_ui.state import current_session_id, get_store, live_runs
+from sparrow_ui.state import current_session_id, get_store, live_runs, open_in_chat
 
 frame()
 store = get_store()
@@ -32,7 +32,7 @@ if view.info is not None:
     with export_column.popover(t("traces.export.button"), icon=":material/ios_share:", width="stretch"):
         exports.export_menu(store, view.info, prices())
 if chat_column.button(t("traces.open_chat"), icon=":material/chat:", key="open_chat", width="stretch"):
-    st.switch_page("pages/chat.py", query_params={"session": session_id})
+    open_in_chat(session_id)
 turns = view.transcript.turns
 if not turns or view.metrics is None:
     st.info(t("traces.no_runs"))

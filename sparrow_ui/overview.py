@@ -13,6 +13,7 @@ from agent_core.store import SessionInfo
 from agent_core.transcript import TurnView
 from sparrow_ui.i18n import status_label, t
 from sparrow_ui.session_view import SessionView
+from sparrow_ui.state import open_session, selected_turn
 from sparrow_ui.widgets import translated_selectbox
 
 SESSION_KEY = "traces_session"
@@ -21,27 +22,24 @@ COST_FORMAT = "$%.5f"
 """USD with enough digits for a single cheap call; an unknown price is left blank."""
 
 
-def _follow_pick() -> None:
-    """Put the picked session in the URL (a refresh or a shared link reopens it) and make it the tab's session."""
-    st.query_params["session"] = st.session_state["session_id"] = st.session_state[SESSION_KEY]
-
-
-def pick_session(sessions: Sequence[SessionInfo], url_session: str | None) -> str:
-    """A selectbox of the sessions; the one in the URL first, else the most recently updated."""
+def pick_session(sessions: Sequence[SessionInfo], open_id: str | None) -> str:
+    """A selectbox of the sessions showing the open one (else the most recently updated); a pick opens it."""
     ids = [s.id for s in sessions]
     titles = {
         s.id: f"{s.title} · {format_timestamp(s.updated_at)} · {s.id[-6:]}" for s in sessions
     }  # labels must be unique
-    if url_session in ids:
-        st.session_state[SESSION_KEY] = url_session
-    elif st.session_state.get(SESSION_KEY) not in ids:
-        st.session_state[SESSION_KEY] = ids[0]
+    st.session_state[SESSION_KEY] = open_id if open_id in ids else ids[0]
     chosen: str = st.selectbox(
-        t("traces.session"), ids, key=SESSION_KEY, format_func=titles.__getitem__, on_change=_follow_pick
+        t("traces.session"), ids, key=SESSION_KEY, format_func=titles.__getitem__, on_change=_open_pick
     )
-    if url_session != chosen:
-        st.query_params["session"] = st.session_state["session_id"] = chosen
+    if chosen != open_id:
+        open_session(chosen)
     return chosen
+
+
+def _open_pick() -> None:
+    """Open the picked session, as every other way of opening one does."""
+    open_session(st.session_state[SESSION_KEY])
 
 
 def lazy_tabs(labels: Sequence[str], key: str) -> Sequence[Any]:
@@ -67,7 +65,6 @@ def run_status(turn: TurnView, live_run_id: str | None) -> str:
 def pick_run(turns: Sequence[TurnView], live_run_id: str | None) -> TurnView:
     """A selectbox of the session's runs (turns); defaults to the one chosen on the Chat page, else the last."""
     by_id = {turn.run_id: (number, turn) for number, turn in enumerate(turns, start=1)}
-    chat_choice = st.session_state.get("selected_run")
 
     def label(run_id: str) -> str:
         """``Turn 2 · question · status``."""
@@ -76,8 +73,8 @@ def pick_run(turns: Sequence[TurnView], live_run_id: str | None) -> TurnView:
             f"{t('trace.turn', n=number)} · {clip(turn.question, 70, one_line=True)} · {run_status(turn, live_run_id)}"
         )
 
-    default = chat_choice if chat_choice in by_id else turns[-1].run_id
-    chosen = translated_selectbox(t("traces.run"), list(by_id), key=RUN_KEY, default=default, format_func=label)
+    default = selected_turn(turns) or turns[-1]
+    chosen = translated_selectbox(t("traces.run"), list(by_id), key=RUN_KEY, default=default.run_id, format_func=label)
     return by_id[chosen][1]
 
 

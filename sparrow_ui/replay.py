@@ -23,13 +23,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from agent_core.events import Event, ModelDelta, ModelFinished, RunResumed, RunStarted, StepStarted, ToolFinished
 from agent_core.metrics import RunMetrics, run_metrics
 from agent_core.pricing import PriceTable
 from agent_core.transcript import Transcript
 from agent_core.untrusted import neutralize
-from sparrow_ui import render
+from sparrow_ui.conversation import conversation, trace_panel
 from sparrow_ui.i18n import t
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
@@ -163,9 +164,28 @@ def _pause() -> None:
 
 def controls(state: dict[str, Any]) -> float:
     """Restart, previous, play/pause, next, end and speed; returns the speed."""
-    at_start, at_end = state["cursor"] == 0, state["cursor"] >= state["count"] - 1
     row = st.container(horizontal=True, vertical_alignment="center")
-    start, end = t("traces.replay.restart"), t("traces.replay.end")
+    _back_buttons(row, at_start=state["cursor"] == 0)
+    if state["playing"]:
+        row.button(
+            t("traces.replay.pause"), icon=":material/pause:", key="replay_pause", type="primary", on_click=_pause
+        )
+    else:
+        row.button(
+            t("traces.replay.play"),
+            icon=":material/play_arrow:",
+            key="replay_play",
+            type="primary",
+            on_click=_play,
+            disabled=state["count"] < 2,
+        )
+    _forward_buttons(row, at_end=state["cursor"] >= state["count"] - 1)
+    return _speed(row)
+
+
+def _back_buttons(row: DeltaGenerator, *, at_start: bool) -> None:
+    """To the first frame, and one frame back."""
+    start = t("traces.replay.restart")
     row.button(
         "",
         icon=":material/first_page:",
@@ -183,19 +203,10 @@ def controls(state: dict[str, Any]) -> float:
         args=(-1,),
         disabled=at_start,
     )
-    if state["playing"]:
-        row.button(
-            t("traces.replay.pause"), icon=":material/pause:", key="replay_pause", type="primary", on_click=_pause
-        )
-    else:
-        row.button(
-            t("traces.replay.play"),
-            icon=":material/play_arrow:",
-            key="replay_play",
-            type="primary",
-            on_click=_play,
-            disabled=state["count"] < 2,
-        )
+
+
+def _forward_buttons(row: DeltaGenerator, *, at_end: bool) -> None:
+    """One frame on, and to the last frame."""
     row.button(
         t("traces.replay.next"),
         icon=":material/skip_next:",
@@ -204,9 +215,14 @@ def controls(state: dict[str, Any]) -> float:
         args=(1,),
         disabled=at_end,
     )
+    end = t("traces.replay.end")
     row.button(
         "", icon=":material/last_page:", key="replay_end", help=end, on_click=_go, kwargs={"to": -1}, disabled=at_end
     )
+
+
+def _speed(row: DeltaGenerator) -> float:
+    """The playing speed (1× at first)."""
     if st.session_state.get(SPEED_KEY) not in SPEEDS:
         st.session_state[SPEED_KEY] = 1.0
     speed = row.segmented_control(
@@ -247,26 +263,12 @@ class Scene:
     def draw(self, transcript: Transcript, shown: Sequence[Event], *, complete: bool) -> None:
         """Draw the turns folded from ``shown``; ``complete`` when this is the end of the recording."""
         with self.chat.container():
-            self._chat(transcript, complete)
+            conversation(transcript.turns, self.run_metrics, ended=complete)
+        turn = transcript.turns[-1] if transcript.turns else None
+        metrics = run_metrics(shown, turn.run_id, prices=self.prices) if turn and shown else None
         with self.trace.container():
-            st.subheader(t("trace.header"))
-            if transcript.turns:
-                turn = transcript.turns[-1]
-                metrics = run_metrics(shown, turn.run_id, prices=self.prices) if shown else None
-                render.trace_header(turn, self.first_turn + len(transcript.turns) - 1, metrics)
-                render.steps(turn, self.prices, live=not (complete and not turn.finished))
-
-    def _chat(self, transcript: Transcript, complete: bool) -> None:
-        """Every turn so far as chat bubbles, as the Chat page draws them."""
-        for turn in transcript.turns:
-            render.user_message(turn.question)
-            with st.chat_message("assistant"):
-                if complete and not turn.finished:
-                    st.warning(t("traces.replay.interrupted"))
-                    continue
-                render.answer_body(turn)
-                if turn.finished:
-                    st.caption(render.turn_caption(turn, self.run_metrics.get(turn.run_id)))
+            number = self.first_turn + len(transcript.turns) - 1
+            trace_panel(turn, number, metrics, self.prices, live=not (complete and turn and not turn.finished))
 
     def show(self, cursor: int) -> None:
         """Draw frame ``cursor`` at once."""

@@ -9,12 +9,17 @@ import streamlit as st
 from agent_core.models import DEFAULT_MODEL, ModelError
 from agent_core.providers import PROVIDERS, guess_provider, provider
 from sparrow_ui.i18n import LANGUAGES, t
+from sparrow_ui.navigation import through_app
 from sparrow_ui.state import ModelConfig, available_tools, secret_key
 from sparrow_ui.widgets import translated_radio
 
 
 def frame() -> ModelConfig:
-    """The sidebar every page shares (language, model, agent); returns the model configuration."""
+    """What every page starts with: app.py's navigation around it, and the sidebar (language, model, agent).
+
+    Returns the model configuration.
+    """
+    through_app()
     language_picker()
     return model_settings()
 
@@ -42,49 +47,54 @@ def _keep_a_language() -> None:
 def model_settings() -> ModelConfig:
     """Provider, endpoint, model, key, protocol and guards, as a ModelConfig."""
     _defaults()
+    env_key = secret_key()
     with st.sidebar.expander(f"{t('model.header')} · {st.session_state.cfg_model}", icon=":material/tune:"):
-        st.selectbox(
-            t("model.provider"),
-            [p.key for p in PROVIDERS],
-            format_func=lambda key: provider(key).label,
-            key="cfg_provider",
-            on_change=_apply_preset,
-        )
-        st.text_input(t("model.base_url"), key="cfg_base_url", placeholder="https://api.openai.com/v1")
-        chosen = provider(st.session_state.cfg_provider)
-        st.text_input(t("model.name"), key="cfg_model", help=", ".join(chosen.models) or None)
-        env_key = secret_key()
-        st.text_input(
-            t("model.key"),
-            key="cfg_api_key",
-            type="password",
-            placeholder=chosen.key_hint or "—",
-            help=t("model.key_help"),
-        )
-        if env_key and not st.session_state.cfg_api_key:
-            st.caption(t("model.key_from_env"))
-        config = _config(env_key)
-        if st.button(t("model.test"), key="cfg_test", use_container_width=True):
-            _test_connection(config)
-    _agent_settings()
+        _endpoint_settings(env_key)
+    with st.sidebar.expander(t("agent.header"), icon=":material/psychology:"):
+        _agent_settings()
     return _config(env_key)
 
 
+def _endpoint_settings(env_key: str | None) -> None:
+    """Provider, base URL, model and key, and the Test connection button."""
+    st.selectbox(
+        t("model.provider"),
+        [p.key for p in PROVIDERS],
+        format_func=lambda key: provider(key).label,
+        key="cfg_provider",
+        on_change=_apply_preset,
+    )
+    st.text_input(t("model.base_url"), key="cfg_base_url", placeholder="https://api.openai.com/v1")
+    chosen = provider(st.session_state.cfg_provider)
+    st.text_input(t("model.name"), key="cfg_model", help=", ".join(chosen.models) or None)
+    st.text_input(
+        t("model.key"),
+        key="cfg_api_key",
+        type="password",
+        placeholder=chosen.key_hint or "—",
+        help=t("model.key_help"),
+    )
+    if env_key and not st.session_state.cfg_api_key:
+        st.caption(t("model.key_from_env"))
+    if st.button(t("model.test"), key="cfg_test", use_container_width=True):
+        _test_connection(_config(env_key))
+
+
 def _agent_settings() -> None:
-    with st.sidebar.expander(t("agent.header"), icon=":material/psychology:"):
-        translated_radio(
-            t("agent.protocol"),
-            ["react", "tools"],
-            key="cfg_protocol",
-            default="react",
-            format_func=lambda p: t(f"agent.protocol.{p}"),
-            horizontal=True,
-        )
-        st.slider(t("agent.max_steps"), 1, 30, key="cfg_max_steps")
-        st.slider(t("agent.temperature"), 0.0, 1.5, step=0.1, key="cfg_temperature")
-        st.multiselect(t("agent.tools"), list(available_tools()), key="cfg_tools")
-        st.number_input(t("agent.max_tools"), 0, 50, key="cfg_max_tools", help=t("agent.max_tools_help"))
-        st.number_input(t("agent.max_tokens"), 16, 200_000, step=256, key="cfg_max_tokens")
+    """Protocol, step limit, temperature, enabled tools and tool retrieval."""
+    translated_radio(
+        t("agent.protocol"),
+        ["react", "tools"],
+        key="cfg_protocol",
+        default="react",
+        format_func=lambda p: t(f"agent.protocol.{p}"),
+        horizontal=True,
+    )
+    st.slider(t("agent.max_steps"), 1, 30, key="cfg_max_steps")
+    st.slider(t("agent.temperature"), 0.0, 1.5, step=0.1, key="cfg_temperature")
+    st.multiselect(t("agent.tools"), list(available_tools()), key="cfg_tools")
+    st.number_input(t("agent.max_tools"), 0, 50, key="cfg_max_tools", help=t("agent.max_tools_help"))
+    st.number_input(t("agent.max_tokens"), 16, 200_000, step=256, key="cfg_max_tokens")
 
 
 def _defaults() -> None:

@@ -1,19 +1,26 @@
-"""Process-wide resources (store, live runs) and the per-browser state (current session, settings)."""
+"""Process-wide resources (store, live runs, tools) and this tab's state: the open session and the chosen turn."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import streamlit as st
 
 from agent_core.agent import AgentSettings
 from agent_core.approval_policy import app_defaults
+from agent_core.catalog import Catalog, tool_catalog
 from agent_core.live import LiveRuns
 from agent_core.models import OpenAIChatModel
 from agent_core.store import SessionStore
 from agent_core.tools import Tool
-from agent_core.tools.catalog import Catalog, tool_catalog
+from agent_core.transcript import TurnView
+
+SESSION_PARAM = "session"
+"""The query parameter that holds the open session: the URL owns it, everything else derives from it."""
+_URL_COPY = "_session_param"
+_SELECTED_RUN = "selected_run"
 
 
 @st.cache_resource(show_spinner=False)
@@ -95,26 +102,42 @@ def secret_key() -> str | None:
 
 
 def current_session_id() -> str | None:
-    """The session shown in this browser tab (kept in the URL so refresh and shared links reopen it).
+    """The session open in this tab: the URL's ``?session=`` (a refresh or a shared link reopens it).
 
-    Page navigation drops query parameters, so the tab also remembers it and puts it back in the URL.
+    Streamlit's page navigation drops query parameters; the tab's copy of the last one puts it back.
     """
-    value = st.query_params.get("session") or None
-    if value:
-        st.session_state["session_id"] = value
-        return value
-    remembered = st.session_state.get("session_id")
-    if remembered:
-        st.query_params["session"] = remembered
-    return remembered
+    if SESSION_PARAM not in st.query_params and st.session_state.get(_URL_COPY):
+        st.query_params[SESSION_PARAM] = st.session_state[_URL_COPY]
+    return _copy_url()
 
 
 def open_session(session_id: str | None) -> None:
-    """Show ``session_id`` (None: a new, empty chat) in this tab."""
+    """Open ``session_id`` in this tab (None: a new, empty chat)."""
     if session_id:
-        st.query_params["session"] = session_id
-    elif "session" in st.query_params:
-        del st.query_params["session"]
-    st.session_state["session_id"] = session_id
-    st.session_state.pop("selected_run", None)
-    st.session_state.pop("visible_turns", None)
+        st.query_params[SESSION_PARAM] = session_id
+    else:
+        st.query_params.pop(SESSION_PARAM, None)
+    _copy_url()
+
+
+def open_in_chat(session_id: str) -> None:
+    """Go to the Chat page with ``session_id`` open (in the URL, which the Chat page then follows)."""
+    st.switch_page("pages/chat.py", query_params={SESSION_PARAM: session_id})
+
+
+def _copy_url() -> str | None:
+    """The URL's session, copied for the next page navigation: the one place that writes the copy."""
+    value = st.query_params.get(SESSION_PARAM) or None
+    st.session_state[_URL_COPY] = value
+    return value
+
+
+def selected_turn(turns: Sequence[TurnView]) -> TurnView | None:
+    """The turn whose trace is shown: the one picked on the Chat page if it is one of ``turns``, else the last."""
+    picked = st.session_state.get(_SELECTED_RUN)
+    return next((turn for turn in turns if turn.run_id == picked), turns[-1] if turns else None)
+
+
+def select_turn(run_id: str | None) -> None:
+    """Show this turn's trace (None: follow the last turn)."""
+    st.session_state[_SELECTED_RUN] = run_id

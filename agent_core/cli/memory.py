@@ -7,8 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 
-from agent_core.cli.main import EXIT_OK, EXIT_USAGE, CliError
-from agent_core.cli.sessions import open_store, store_errors, subcommand
+from agent_core.cli.common import EXIT_OK, EXIT_USAGE, CliError, open_store, store_errors, subcommand
 from agent_core.formatting import format_timestamp
 from agent_core.longterm.store import MemoryRecord, MemoryStore, default_scope
 

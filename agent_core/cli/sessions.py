@@ -3,43 +3,35 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 
-from sqlalchemy.exc import SQLAlchemyError
-
-from agent_core.cli.main import (
+from agent_core.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
-    EXIT_USAGE,
     CliError,
     add_approval_option,
     add_model_options,
     agent_from_args,
     approvals_of,
-    report,
-    with_sigint,
+    open_store,
+    store_errors,
+    subcommand,
 )
+from agent_core.cli.terminal import report, with_sigint
 from agent_core.events import Event, RunFinished, RunStarted
 from agent_core.formatting import format_timestamp
 from agent_core.limits import CancelToken
-from agent_core.longterm.guard import MemoryRefused
-from agent_core.longterm.store import MemoryNotFound, MemoryStore
+from agent_core.longterm.store import MemoryStore
 from agent_core.longterm.tools import connect_memory
 from agent_core.pricing import PricingError, prices_from_env
-from agent_core.safe_write import OutputRefused, write_output
-from agent_core.sessions import NothingToResume, config_from_agent, load_memory, resume_run, run_in_session
+from agent_core.safe_write import write_output
+from agent_core.sessions import NothingToResume, resume_run
 from agent_core.store import (
     MAX_IMPORT_BYTES,
-    SchemaVersionError,
     SessionFileError,
     SessionInfo,
-    SessionNotFound,
-    SessionStore,
-    SnapshotNotFound,
     export_session,
     import_session,
 )
@@ -51,13 +43,6 @@ from agent_core.trace_export import (
     otlp_endpoint,
     send_otlp,
 )
-
-
-def add_db_option(parser: argparse.ArgumentParser) -> None:
-    """``--db URL``: the database (default ``$DATABASE_URL``, else ``$SPARROW_DATA_DIR/sparrow.db``)."""
-    parser.add_argument(
-        "--db", metavar="URL", help="SQLAlchemy database URL (default: $DATABASE_URL or $SPARROW_DATA_DIR/sparrow.db)"
-    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -94,19 +79,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
 
 
-def subcommand(
-    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
-    name: str,
-    help_text: str,
-    handler: Callable[[argparse.Namespace], int],
-) -> argparse.ArgumentParser:
-    """A subcommand that works on the store (``--db``) and runs ``handler``."""
-    parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text)
-    add_db_option(parser)
-    parser.set_defaults(handler=handler)
-    return parser
-
-
 def _command(
     sub: argparse._SubParsersAction,  # type: ignore[type-arg]
     name: str,
@@ -119,53 +91,6 @@ def _command(
     if with_id:
         parser.add_argument("id", help="session id")
     return parser
-
-
-@contextlib.contextmanager
-def store_errors() -> Iterator[None]:
-    """Turn store failures into one-line CLI errors (unknown ids are usage errors)."""
-    try:
-        yield
-    except (SessionNotFound, SnapshotNotFound, NothingToResume, MemoryNotFound, MemoryRefused) as exc:
-        raise CliError(str(exc), EXIT_USAGE) from None
-    except (SessionFileError, SchemaVersionError) as exc:
-        raise CliError(str(exc), EXIT_RUN_FAILED) from None
-    except SQLAlchemyError as exc:
-        raise CliError(f"database error: {str(exc).splitlines()[0]}", EXIT_RUN_FAILED) from None
-    except OutputRefused as exc:
-        raise CliError(str(exc), EXIT_RUN_FAILED) from None
-    except OSError as exc:
-        where = f": {exc.filename}" if exc.filename else ""
-        raise CliError(f"{exc.strerror or exc}{where}", EXIT_RUN_FAILED) from None
-
-
-def open_store(args: argparse.Namespace) -> SessionStore:
-    """The store for ``--db`` (or the default); the API key in use is redacted should it ever turn up."""
-    secrets = [getattr(args, "api_key", None), os.environ.get("OPENAI_API_KEY")]
-    with store_errors():
-        return SessionStore.open(args.db, secrets=secrets)
-
-
-def recorded_ask(args: argparse.Namespace, cancel: CancelToken) -> Callable[[], Iterator[Event]]:
-    """Set up ``ask``'s session (a new one, whose id goes to stderr, or ``--session``) and return the run to start."""
-    store = open_store(args)
-    with store_errors():
-        session = store.get_session(args.session) if args.session else None
-        agent = agent_from_args(args, session.config if session else None)
-        if session is None:
-            session = store.create_session(config_from_agent(agent))
-            print(f"session: {session.id}", file=sys.stderr, flush=True)
-        else:
-            load_memory(agent, store.events(session.id))
-            if store.interrupted_run(session.id) is not None:
-                print(
-                    f"note: the last run of this session was interrupted; `sessions resume {session.id}` continues it",
-                    file=sys.stderr,
-                    flush=True,
-                )
-        connect_memory(agent, MemoryStore(store.engine), session_id=session.id)
-    session_id = session.id
-    return lambda: run_in_session(store, session_id, agent, args.question, cancel=cancel)
 
 
 def cmd_list(args: argparse.Namespace) -> int:

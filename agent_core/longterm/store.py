@@ -114,7 +114,7 @@ class MemoryStore:
     def __init__(self, engine: Engine, *, guard: Callable[[str], str] = check_memory) -> None:
         self.engine = engine
         self.guard = guard
-        """Normalises a text to save, or raises MemoryRefused (default: ``memory_guard.check_memory``)."""
+        """Normalises a text to save, or raises MemoryRefused (default: ``agent_core.longterm.guard.check_memory``)."""
         self._writer = writer(engine)
         self._fts: bool | None = None
 

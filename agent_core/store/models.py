@@ -1,9 +1,129 @@
-"""SQLModel tables: sessions, their append-only event log, named snapshots, long-term memories, the schema version."""
+"""SQLModel tables, and the field groups they share with the store's records and the session file.
 
-from typing import Any
+Every field of a session or snapshot is declared once, in a small non-table group below (as the SQLModel
+tutorial's ``HeroBase``); the table, the API record (``records.py``) and the file record
+(``snapshot_file.py``) each inherit the groups they hold. The groups carry both the column settings
+(ignored outside a table) and the checks an imported file must pass (only a validated model runs them).
 
-from sqlalchemy import JSON, Text
+Pydantic orders inherited fields from the last base to the first, so a class lists its groups in reverse
+column order: that keeps each table's columns, and each file record's keys, in their historic order.
+"""
+
+import logging
+from typing import Annotated, Any
+
+from annotated_types import Ge, Interval, Le
+from pydantic import AfterValidator, AllowInfNan, StringConstraints
+from sqlalchemy import JSON, Dialect, Text, TypeDecorator
 from sqlmodel import Field, Index, SQLModel, UniqueConstraint
+
+from agent_core.store.config import SessionConfig
+from agent_core.store.titles import TITLE_MAX_CHARS, clean_title
+from agent_core.value_limits import MAX_TIME
+
+MAX_SEQ = 2**53
+"""Largest sequence number a file may carry (the largest integer a JSON double holds exactly)."""
+ID_MAX_CHARS = 64
+
+Id = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")]
+"""A session or snapshot id: letters, digits, ``_``, ``.``, ``-``; safe in a URL and a file name."""
+Title = Annotated[str, StringConstraints(max_length=TITLE_MAX_CHARS), AfterValidator(clean_title)]
+"""A title or snapshot name, cleaned (``clean_title``); the column's ``max_length`` does not reach inside a union."""
+Seq = Annotated[int, Interval(ge=0, le=MAX_SEQ)]
+Time = Annotated[float, Ge(0), Le(MAX_TIME), AllowInfNan(False)]
+"""Unix seconds between 1970 and 2100: a time in milliseconds (or ``2**63``) is refused, not misread."""
+"""Unix time."""
+
+
+class ConfigJSON(TypeDecorator[SessionConfig]):
+    """A SessionConfig stored as a JSON column (the column itself is plain ``JSON``)."""
+
+    impl = JSON
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
+        """The config as a dict (a dict passes through)."""
+        return value.model_dump() if isinstance(value, SessionConfig) else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> SessionConfig | None:
+        """The stored dict as a SessionConfig (defaults, logged, when the row is damaged: listings stay whole)."""
+        if value is None:
+            return None
+        try:
+            return SessionConfig.model_validate(value)
+        except ValueError as exc:
+            logging.getLogger(__name__).warning("a stored session config is damaged: %s", str(exc).splitlines()[0])
+            return SessionConfig()
+
+
+# ── field groups ────────────────────────────────────────────────────────────────────────────────
+
+
+class Identified(SQLModel):
+    """A session's or snapshot's id."""
+
+    id: Id = Field(primary_key=True, max_length=ID_MAX_CHARS)
+
+
+class Configured(SQLModel):
+    """The configuration a session's runs use (for a snapshot: the session's, when it was taken)."""
+
+    config: SessionConfig = Field(default_factory=SessionConfig, sa_type=ConfigJSON)
+    """Model, base_url, protocol, settings; never a secret."""
+
+
+class SessionHead(SQLModel):
+    """A session's title and times."""
+
+    title: Title | None = Field(default=None, max_length=TITLE_MAX_CHARS)
+    """None until the first question (or a rename) gives it one."""
+    created_at: Time
+    updated_at: Time = Field(index=True)
+    """Time of the last event, rename or configuration change."""
+
+
+class SessionSeq(SQLModel):
+    """How far a session's event log goes."""
+
+    last_seq: int = 0
+    """Sequence number of the last event (0 when it has none); appends reserve numbers by incrementing it."""
+
+
+class SessionLineage(SQLModel):
+    """Where a session was forked from."""
+
+    parent_id: Id | None = Field(default=None, foreign_key="sessions.id", ondelete="SET NULL", max_length=ID_MAX_CHARS)
+    """The session it was forked from, if it still exists here."""
+    forked_from: Id | None = Field(default=None, max_length=ID_MAX_CHARS)
+    """Id of the snapshot it was forked from (informational; the snapshot may be gone)."""
+
+
+class SnapshotOwner(SQLModel):
+    """The session a snapshot belongs to."""
+
+    session_id: str = Field(foreign_key="sessions.id", ondelete="CASCADE", index=True, max_length=ID_MAX_CHARS)
+
+
+class SnapshotPoint(SQLModel):
+    """A snapshot's name and the point of its session it holds."""
+
+    name: Title = Field(max_length=TITLE_MAX_CHARS)
+    created_at: Time
+    upto_seq: Seq
+    """The snapshot holds the session's events with ``seq <= upto_seq``."""
+    title: Title | None = Field(default=None, max_length=TITLE_MAX_CHARS)
+    """The session's title when the snapshot was taken (None if it had none yet)."""
+
+
+class SessionRecord(Configured, SessionLineage, SessionHead, Identified):
+    """A session as the session file carries it (no ``last_seq``: the file's events give it)."""
+
+
+class SnapshotRecord(Configured, SnapshotPoint, Identified):
+    """A snapshot as the session file carries it (inside its session, so without ``session_id``)."""
+
+
+# ── tables ──────────────────────────────────────────────────────────────────────────────────────
 
 
 class SchemaRow(SQLModel, table=True):
@@ -16,23 +136,10 @@ class SchemaRow(SQLModel, table=True):
     """Bumped on every incompatible change; a newer version than this build knows is refused."""
 
 
-class SessionRow(SQLModel, table=True):
+class SessionRow(SessionLineage, Configured, SessionSeq, SessionHead, Identified, table=True):
     """A conversation: its title, configuration (never a secret) and where it was forked from."""
 
     __tablename__ = "sessions"
-
-    id: str = Field(primary_key=True, max_length=64)
-    title: str | None = Field(default=None, max_length=200)
-    """None until the first question (or a rename) gives it one."""
-    created_at: float
-    updated_at: float = Field(index=True)
-    last_seq: int = 0
-    """Sequence number of the last event; appends reserve numbers by incrementing it."""
-    config: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
-    """A SessionConfig as a dict: model, base_url, protocol, settings."""
-    parent_id: str | None = Field(default=None, foreign_key="sessions.id", ondelete="SET NULL", max_length=64)
-    forked_from: str | None = Field(default=None, max_length=64)
-    """Id of the snapshot this session was forked from (informational; the snapshot may be gone)."""
 
 
 class EventRow(SQLModel, table=True):
@@ -51,21 +158,11 @@ class EventRow(SQLModel, table=True):
     """JSON text of ``event.to_dict()``."""
 
 
-class SnapshotRow(SQLModel, table=True):
+class SnapshotRow(Configured, SnapshotPoint, SnapshotOwner, Identified, table=True):
     """A named, immutable point in a session: the session's events up to ``upto_seq``."""
 
     __tablename__ = "snapshots"
     __table_args__ = (UniqueConstraint("session_id", "name"),)
-
-    id: str = Field(primary_key=True, max_length=64)
-    session_id: str = Field(foreign_key="sessions.id", ondelete="CASCADE", index=True, max_length=64)
-    name: str = Field(max_length=200)
-    created_at: float
-    upto_seq: int
-    title: str | None = Field(default=None, max_length=200)
-    """The session's title when the snapshot was taken."""
-    config: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
-    """The session's configuration when the snapshot was taken."""
 
 
 class MemoryRow(SQLModel, table=True):

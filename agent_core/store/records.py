@@ -1,75 +1,84 @@
-"""Plain, immutable views of what the store holds; the API returns these, never ORM rows."""
+"""Plain, immutable views of what the store holds; the API returns these, never ORM rows.
+
+``SessionInfo`` and ``SnapshotInfo`` are views of the tables in ``models.py``: they inherit the same field
+groups, so a field is declared once. The store builds them from its own rows without validating again.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field
+from sqlmodel import SQLModel
 
-from agent_core.store.redaction import scrub_settings, scrub_url
+from agent_core.store.config import SessionConfig
+from agent_core.store.models import (
+    Configured,
+    Identified,
+    SessionHead,
+    SessionLineage,
+    SessionRecord,
+    SessionRow,
+    SessionSeq,
+    SnapshotOwner,
+    SnapshotPoint,
+    SnapshotRow,
+)
+from agent_core.store.titles import UNTITLED
 
+__all__ = ["InterruptedRun", "SessionConfig", "SessionDump", "SessionInfo", "SnapshotInfo", "StoredEvent"]
 
-class SessionConfig(BaseModel):
-    """How a session's runs are configured: model, endpoint, protocol and agent settings. Never a secret."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
-
-    model: str = Field(default="", max_length=200)
-    """Model name as sent to the endpoint."""
-    base_url: str | None = Field(default=None, max_length=2000)
-    """OpenAI-compatible endpoint, without credentials; None for the provider's default."""
-    protocol: str = Field(default="react", max_length=40)
-    """``react`` or ``tools``."""
-    settings: dict[str, Any] = Field(default_factory=dict)
-    """Agent settings (``AgentSettings`` fields); secret-named keys are dropped."""
-
-    @field_validator("base_url")
-    @classmethod
-    def _no_credentials_in_url(cls, value: str | None) -> str | None:
-        return scrub_url(value)
-
-    @field_validator("settings")
-    @classmethod
-    def _no_secret_settings(cls, value: dict[str, Any]) -> dict[str, Any]:
-        return scrub_settings(value)
+FROZEN = ConfigDict(frozen=True)
 
 
-@dataclass(frozen=True)
-class SessionInfo:
+def fields_of(source: object, shape: type[SQLModel]) -> dict[str, Any]:
+    """The values of ``shape``'s fields, read from ``source`` (a row or another view holding them)."""
+    return {name: getattr(source, name) for name in shape.model_fields}
+
+
+class SessionInfo(SessionLineage, Configured, SessionSeq, SessionHead, Identified):
     """One session as listed and opened."""
 
-    id: str
-    title: str
+    model_config = FROZEN
+
+    title: str  # type: ignore[assignment]  # the display title is never None
     """Display title: the renamed title, else one made from the first question, else ``New session``."""
-    created_at: float
-    """Unix time."""
-    updated_at: float
-    """Unix time of the last event, rename or configuration change."""
-    config: SessionConfig = field(default_factory=SessionConfig)
-    """The configuration its latest run used."""
-    last_seq: int = 0
-    """Sequence number of its last event (0 when it has none)."""
-    parent_id: str | None = None
-    """The session it was forked from, if it still exists here."""
-    forked_from: str | None = None
-    """Id of the snapshot it was forked from."""
+
+    @classmethod
+    def of(cls, row: SessionRow) -> SessionInfo:
+        """The view of a stored row."""
+        return cls.model_construct(**fields_of(row, cls) | {"title": row.title or UNTITLED})
 
 
-@dataclass(frozen=True)
-class SnapshotInfo:
+class SnapshotInfo(Configured, SnapshotPoint, SnapshotOwner, Identified):
     """A named, immutable point in a session: its events up to ``upto_seq``."""
 
-    id: str
-    session_id: str
-    name: str
-    created_at: float
-    upto_seq: int
-    """The snapshot holds the session's events with ``seq <= upto_seq``."""
-    title: str | None = None
-    """The session's title when the snapshot was taken (None if it had none yet)."""
-    config: SessionConfig = field(default_factory=SessionConfig)
-    """The session's configuration when the snapshot was taken."""
+    model_config = FROZEN
+
+    @classmethod
+    def of(cls, row: SnapshotRow) -> SnapshotInfo:
+        """The view of a stored row."""
+        return cls.model_construct(**fields_of(row, cls))
+
+
+class StoredEvent(NamedTuple):
+    """An event row as stored: ``payload`` is the JSON text of ``event.to_dict()``."""
+
+    seq: int
+    run_id: str
+    type: str
+    ts: float
+    payload: str
+
+
+class SessionDump(SessionRecord):
+    """Everything about one session, as the snapshot file carries it (``title`` is the raw one, maybe None)."""
+
+    model_config = FROZEN
+
+    events: list[StoredEvent] = Field(default_factory=list)
+    snapshots: list[SnapshotInfo] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -84,29 +93,3 @@ class InterruptedRun:
     """Sequence number of the last event written for it."""
     last_event_at: float
     """Unix time of that event: a run still in progress elsewhere has a recent one."""
-
-
-class StoredEvent(NamedTuple):
-    """An event row as stored: ``payload`` is the JSON text of ``event.to_dict()``."""
-
-    seq: int
-    run_id: str
-    type: str
-    ts: float
-    payload: str
-
-
-@dataclass(frozen=True)
-class SessionDump:
-    """Everything about one session, as the snapshot file carries it."""
-
-    id: str
-    title: str | None
-    """Raw title: None until the first question (or a rename) gives it one."""
-    created_at: float
-    updated_at: float
-    config: SessionConfig
-    events: list[StoredEvent]
-    snapshots: list[SnapshotInfo]
-    parent_id: str | None = None
-    forked_from: str | None = None

@@ -27,15 +27,15 @@ import re
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_core.events import EventFormatError, event_from_dict
 from agent_core.formatting import clip
 from agent_core.store.codec import encode, gc_paused
-from agent_core.store.records import SessionConfig, SessionDump, SessionInfo, SnapshotInfo, StoredEvent
+from agent_core.store.models import MAX_SEQ, SessionRecord, SnapshotRecord
+from agent_core.store.records import SessionDump, SessionInfo, SnapshotInfo, StoredEvent, fields_of
 from agent_core.store.sessions import SessionStore
-from agent_core.store.titles import TITLE_MAX_CHARS, clean_title
-from agent_core.value_limits import MAX_TIME, ValueRefused, check_values
+from agent_core.value_limits import ValueRefused, check_values
 
 FORMAT = "sparrow.session"
 VERSION = 1
@@ -43,51 +43,30 @@ VERSION = 1
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_SNAPSHOTS = 1000
 MAX_MESSAGE_CHARS = 300
-MAX_SEQ = 2**53
-
-Id = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")]
-Title = Annotated[str, StringConstraints(max_length=TITLE_MAX_CHARS), AfterValidator(clean_title)]
-Seq = Annotated[int, Field(ge=0, le=MAX_SEQ)]
-Time = Annotated[float, Field(ge=0, le=MAX_TIME, allow_inf_nan=False)]
-"""Unix seconds between 1970 and 2100 (a time in milliseconds is refused, not misread)."""
+STRICT = ConfigDict(extra="forbid", strict=True)
+"""A file is written by anyone: no unknown key, no coercion."""
 
 
 class SessionFileError(ValueError):
     """A session file cannot be imported; the message names the first problem."""
 
 
-class FileSession(BaseModel):
-    """The session's metadata in the file."""
+class FileSession(SessionRecord):
+    """The session's metadata in the file: a SessionRecord, validated strictly."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    id: Id
-    title: Title | None = None
-    """None when the session had no title yet."""
-    created_at: Time
-    updated_at: Time
-    parent_id: Id | None = None
-    forked_from: Id | None = None
-    config: SessionConfig = Field(default_factory=SessionConfig)
+    model_config = STRICT
 
 
-class FileSnapshot(BaseModel):
-    """One named snapshot: the session's events up to ``upto_seq``."""
+class FileSnapshot(SnapshotRecord):
+    """One named snapshot: the session's events up to ``upto_seq``; a SnapshotRecord, validated strictly."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    id: Id
-    name: Title
-    created_at: Time
-    upto_seq: Seq
-    title: Title | None = None
-    config: SessionConfig = Field(default_factory=SessionConfig)
+    model_config = STRICT
 
 
 class SessionFile(BaseModel):
     """The whole document."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = STRICT
 
     format: Literal["sparrow.session"]
     version: Annotated[int, Field(strict=True, ge=VERSION, le=VERSION)]
@@ -111,32 +90,13 @@ def dump_document(dump: SessionDump) -> bytes:
     head = SessionFile(
         format=FORMAT,
         version=VERSION,
-        session=FileSession(
-            id=dump.id,
-            title=dump.title,
-            created_at=dump.created_at,
-            updated_at=dump.updated_at,
-            parent_id=dump.parent_id,
-            forked_from=dump.forked_from,
-            config=dump.config,
-        ),
-        snapshots=[_file_snapshot(s) for s in dump.snapshots],
+        session=FileSession.model_validate(fields_of(dump, FileSession)),
+        snapshots=[FileSnapshot.model_validate(fields_of(s, FileSnapshot)) for s in dump.snapshots],
     ).model_dump(mode="json", exclude={"events"})
     text = json.dumps(head, ensure_ascii=False, indent=2)
     lines = ",\n".join("    " + _event_line(e) for e in dump.events)
     events = f"[\n{lines}\n  ]" if lines else "[]"
     return f'{text[:-2]},\n  "events": {events}\n}}\n'.encode()
-
-
-def _file_snapshot(snapshot: SnapshotInfo) -> FileSnapshot:
-    return FileSnapshot(
-        id=snapshot.id,
-        name=snapshot.name,
-        created_at=snapshot.created_at,
-        upto_seq=snapshot.upto_seq,
-        title=snapshot.title,
-        config=snapshot.config,
-    )
 
 
 def _event_line(event: StoredEvent) -> str:
@@ -173,24 +133,14 @@ def parse_document(data: bytes | str, *, max_bytes: int = MAX_IMPORT_BYTES) -> S
 
 def _dump(document: SessionFile) -> SessionDump:
     events = _stored_events(document.events)
-    session = document.session
     try:
-        check_values(session.config.model_dump(), "session.config")
+        check_values(document.session.config.model_dump(), "session.config")
         for index, snapshot in enumerate(document.snapshots):
             check_values(snapshot.config.model_dump(), f"snapshots[{index}].config")
     except ValueRefused as exc:
         raise SessionFileError(clip(str(exc), MAX_MESSAGE_CHARS)) from None
-    return SessionDump(
-        id=session.id,
-        title=session.title,
-        created_at=session.created_at,
-        updated_at=session.updated_at,
-        config=session.config,
-        events=events,
-        snapshots=_snapshots(document, events[-1].seq if events else 0),
-        parent_id=session.parent_id,
-        forked_from=session.forked_from,
-    )
+    snapshots = _snapshots(document, events[-1].seq if events else 0)
+    return SessionDump.model_construct(**fields_of(document.session, FileSession), events=events, snapshots=snapshots)
 
 
 def _validated(raw: bytes) -> SessionFile:
@@ -301,10 +251,8 @@ def _snapshots(document: SessionFile, last_seq: int) -> list[SnapshotInfo]:
             raise SessionFileError(clip(f"{where}.name: duplicate snapshot name {snap.name!r}", MAX_MESSAGE_CHARS))
         ids.add(snap.id)
         names.add(snap.name)
-    return [
-        SnapshotInfo(s.id, document.session.id, s.name, s.created_at, s.upto_seq, s.title, s.config)
-        for s in document.snapshots
-    ]
+    owner = document.session.id
+    return [SnapshotInfo.model_construct(**fields_of(s, FileSnapshot), session_id=owner) for s in document.snapshots]
 
 
 def _first_problem(exc: ValidationError) -> str:

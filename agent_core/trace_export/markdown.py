@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 
-from agent_core.events import Event, ModelFinished, RunFinished, RunStarted, StepStarted, ToolFinished, ToolStarted
+from agent_core.events import Event, RunFinished, ToolFinished, ToolStarted
 from agent_core.formatting import format_cost, format_duration, format_tokens, plural
-from agent_core.metrics import RunMetrics, SessionMetrics, metrics_summary, session_metrics, split_runs, tool_summary
+from agent_core.metrics import RunMetrics, SessionMetrics, metrics_summary, runs_metrics, tool_summary
 from agent_core.pricing import DEFAULT_TABLE, PriceTable
+from agent_core.transcript import Transcript
+from agent_core.turns import StepView, TurnView
 
 
 @dataclass(frozen=True)
@@ -23,13 +25,6 @@ class ReportLimits:
     error: int = 400
 
 
-@dataclass
-class _Step:
-    number: int
-    model: ModelFinished | None = None
-    calls: list[tuple[ToolStarted | None, ToolFinished | None]] = field(default_factory=list)
-
-
 def to_markdown(
     events: Iterable[Event],
     *,
@@ -38,12 +33,12 @@ def to_markdown(
     limits: ReportLimits = ReportLimits(),
 ) -> str:
     """The report: a summary of the session, then each run (turn) with its steps, answer and metrics."""
-    runs = split_runs(events)
-    session = session_metrics([e for run in runs.values() for e in run], prices=prices)
+    runs = Transcript.from_events(events).runs
+    session = runs_metrics(runs, prices=prices)
     parts = [f"# {_inline(title)}", metrics_summary(session) if runs else "No runs recorded."]
     if len(runs) > 1:
         parts.append(_overview(session))
-    for number, (run, metrics) in enumerate(zip(runs.values(), session.runs, strict=True), start=1):
+    for number, (run, metrics) in enumerate(zip(runs, session.runs, strict=True), start=1):
         parts.append(_run_section(number, run, metrics, limits))
     return "\n\n".join(parts) + "\n"
 
@@ -68,46 +63,22 @@ def _overview(session: SessionMetrics) -> str:
     return "\n".join(rows)
 
 
-def _run_section(number: int, run: Sequence[Event], metrics: RunMetrics, limits: ReportLimits) -> str:
-    started = next((e for e in run if isinstance(e, RunStarted)), None)
-    finished = next((e for e in reversed(run) if isinstance(e, RunFinished)), None)
+def _run_section(number: int, run: TurnView, metrics: RunMetrics, limits: ReportLimits) -> str:
     heading = _clip(metrics.question.splitlines()[0], 80) if metrics.question else metrics.run_id
     parts = [f"## Turn {number}: {_inline(heading)}"]
     if metrics.question:
         parts.append(_quote(metrics.question))
-    about = [metrics.model or "unknown model", started.protocol if started else "", metrics.status or "unfinished"]
+    about = [metrics.model or "unknown model", run.protocol, metrics.status or "unfinished"]
     parts.append("*" + " · ".join(_inline(a) for a in about if a) + "*")
-    parts += [_step_section(step, limits) for step in _steps(run)]
-    parts.append(_outcome(finished, limits))
+    parts += [_step_section(step, limits) for step in sorted(run.steps, key=lambda s: s.number)]
+    parts.append(_outcome(run.run_finished, limits))
     parts.append(_metrics_table(metrics))
     return "\n\n".join(parts)
 
 
-def _steps(run: Sequence[Event]) -> list[_Step]:
-    steps: dict[int, _Step] = {}
-    open_calls: dict[tuple[int, str], tuple[_Step, int]] = {}
-    for event in run:
-        if not isinstance(event, (StepStarted, ModelFinished, ToolStarted, ToolFinished)):
-            continue
-        step = steps.setdefault(event.step, _Step(event.step))
-        if isinstance(event, ModelFinished):
-            step.model = event
-        elif isinstance(event, ToolStarted):
-            open_calls[(event.step, event.call_id)] = (step, len(step.calls))
-            step.calls.append((event, None))
-        elif isinstance(event, ToolFinished):
-            found = open_calls.pop((event.step, event.call_id), None)
-            if found is None:
-                step.calls.append((None, event))
-            else:
-                owner, index = found
-                owner.calls[index] = (owner.calls[index][0], event)
-    return [steps[n] for n in sorted(steps)]
-
-
-def _step_section(step: _Step, limits: ReportLimits) -> str:
+def _step_section(step: StepView, limits: ReportLimits) -> str:
     lines = [f"### Step {step.number}"]
-    m = step.model
+    m = step.model_calls[-1] if step.model_calls else None
     if m is None:
         lines.append("*No model reply was recorded for this step (the run was interrupted).*")
     else:
@@ -120,8 +91,8 @@ def _step_section(step: _Step, limits: ReportLimits) -> str:
             lines.append("The model wrote:\n\n" + _fenced(_clip(m.text, limits.thought)))
         if m.final_answer is not None:
             lines.append("**Final answer given.**")
-    for begun, done in step.calls:
-        lines.append(_call(begun, done, limits))
+    for call in step.tool_calls:
+        lines.append(_call(call.started, call.finished, limits))
     return "\n\n".join(lines)
 
 

@@ -20,19 +20,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent_core.events import (
-    Event,
-    FinalAnswer,
-    ModelFinished,
-    RunFinished,
-    RunStarted,
-    ToolFinished,
-    ToolStarted,
-    with_full_messages,
-)
-from agent_core.metrics import run_metrics, split_runs
+from agent_core.events import Event, ModelFinished, ToolFinished, ToolStarted, with_full_messages
+from agent_core.metrics import turn_metrics
 from agent_core.pricing import DEFAULT_TABLE, PriceTable
-from agent_core.timeline import TimedCall, timed_calls
+from agent_core.timeline import TimedCall, turn_calls
+from agent_core.transcript import Transcript
+from agent_core.turns import TurnView
 
 AGENT_NAME = "sparrow"
 """``gen_ai.agent.name`` of the run spans."""
@@ -99,7 +92,7 @@ def build_spans(
     spans: list[SpanData] = []
     if include_content:
         events = with_full_messages(events)  # the spans carry each call's whole request
-    for run in split_runs(events).values():
+    for run in Transcript.from_events(events).runs:
         spans += _run_spans(run, _Context(session_id, provider, include_content, prices, run))
     return spans
 
@@ -108,14 +101,14 @@ class _Context:
     """What every span of one run needs to know."""
 
     def __init__(
-        self, session_id: str | None, provider: str | None, content: bool, prices: PriceTable, run: list[Event]
+        self, session_id: str | None, provider: str | None, content: bool, prices: PriceTable, run: TurnView
     ) -> None:
         self.session_id = session_id
         self.content = content
         self.prices = prices
-        self.run_id = run[0].run_id
-        self.started = next((e for e in run if isinstance(e, RunStarted)), None)
-        self.model = self.started.model if self.started else ""
+        self.run_id = run.run_id
+        self.started = run.run_started
+        self.model = run.model
         self.provider = provider or provider_for(self.model)
         self.trace_id = _hex_id(16, "trace", session_id or "", self.run_id)
         self.run_span_id = _hex_id(8, "run", session_id or "", self.run_id)
@@ -127,17 +120,17 @@ class _Context:
         return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _run_spans(run: list[Event], ctx: _Context) -> list[SpanData]:
-    calls = timed_calls(run)
+def _run_spans(run: TurnView, ctx: _Context) -> list[SpanData]:
+    calls = turn_calls(run)
     children = [_call_span(call, index, ctx) for index, call in enumerate(calls)]
-    start = min([_ns(run[0].ts), *(c.start_ns for c in children)])
-    end = max([_ns(run[-1].ts), *(c.end_ns for c in children)])
+    start = min([_ns(run.first_ts), *(c.start_ns for c in children)])
+    end = max([_ns(run.last_ts), *(c.end_ns for c in children)])
     return [_agent_span(run, ctx, start, end), *children]
 
 
-def _agent_span(run: list[Event], ctx: _Context, start_ns: int, end_ns: int) -> SpanData:
-    metrics = run_metrics(run, prices=ctx.prices)
-    finished = next((e for e in reversed(run) if isinstance(e, RunFinished)), None)
+def _agent_span(run: TurnView, ctx: _Context, start_ns: int, end_ns: int) -> SpanData:
+    metrics = turn_metrics(run, prices=ctx.prices)
+    finished = run.run_finished
     attributes: dict[str, AttributeValue | None] = {
         **_common(ctx, "invoke_agent"),
         "gen_ai.agent.name": AGENT_NAME,
@@ -236,11 +229,11 @@ def _common(ctx: _Context, operation: str, model: str | None = None) -> dict[str
     }
 
 
-def _run_content(run: list[Event], ctx: _Context) -> dict[str, AttributeValue]:
+def _run_content(run: TurnView, ctx: _Context) -> dict[str, AttributeValue]:
     content: dict[str, AttributeValue] = {}
     if ctx.started is not None:
         content["gen_ai.input.messages"] = _json([_text_message("user", ctx.started.question)])
-    answer = next((e.text for e in reversed(run) if isinstance(e, FinalAnswer)), None)
+    answer = run.answer_given
     if answer is not None:
         content["gen_ai.output.messages"] = _json([{**_text_message("assistant", answer), "finish_reason": "stop"}])
     return content

@@ -8,7 +8,7 @@ import pytest
 import streamlit as st
 
 from agent_core.testing import FakeOpenAIServer
-from tests.e2e.fake_llm import respond
+from agent_core.testing.rule_llm import rule_reply
 
 
 @pytest.fixture(autouse=True)
@@ -22,7 +22,7 @@ def _fresh_resources() -> Iterator[None]:
 @pytest.fixture
 def fake_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
     """The rule-driven fake LLM on 127.0.0.1, configured through OPENAI_BASE_URL like a real endpoint."""
-    with FakeOpenAIServer(respond) as server:
+    with FakeOpenAIServer(rule_reply) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-apptest-key")
         yield server

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from agent_core.store import SessionStore, export_session, import_session
 from agent_core.testing import FakeOpenAIServer
-from tests.e2e.fake_llm import TWO_TOOLS
+from agent_core.testing.rule_llm import TWO_TOOLS
 
 TIMEOUT = 30
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

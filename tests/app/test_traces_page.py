@@ -192,6 +192,31 @@ def test_the_url_session_is_shown_and_a_pick_goes_into_the_url(store: SessionSto
     assert at.dataframe[0].value["action"].tolist() == ["calculator", "Final Answer"]
 
 
+def test_a_session_picked_here_opens_on_chat_with_its_last_turn_traced(store: SessionStore) -> None:
+    first = record(store, (QUESTION, TWO_TOOLS), ("What is 1 / 0?", FAILING))
+    second = record(store, ("Divide one by zero", FAILING))
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.query_params["session"] = first
+    at.run()
+    next(b for b in at.button if b.key and b.key.startswith("select_")).click().run()  # turn 1 of the first
+    assert trace_panel(at) == ["**Turn 1** · completed", QUESTION]
+    at.query_params.pop("session", None)  # the sidebar navigation drops query parameters
+    at.switch_page("pages/traces.py").run()
+    at.selectbox(key="traces_session").set_value(second).run()
+    at.query_params.pop("session", None)
+    at.switch_page("pages/chat.py").run()
+    assert not at.exception, at.exception
+    assert at.query_params["session"] == second
+    assert trace_panel(at) == ["**Turn 1** · completed", "Divide one by zero"]
+
+
+def trace_panel(at: AppTest) -> list[str]:
+    """What the Chat page's trace panel says about its turn: the header line and the question, or why none."""
+    header = [m.value for m in at.main.markdown if m.value.startswith("**Turn")]
+    captions = [c.value for c in at.main.caption]
+    return header + [c for c in captions if c in (QUESTION, "Divide one by zero", "No turn selected yet.")]
+
+
 # ── Session tab ──────────────────────────────────────────────────────────────────────────────────
 
 

@@ -1,4 +1,4 @@
-"""The loop with the ReAct text protocol: happy paths, guards and every recovery path."""
+"""The loop with the ReAct text protocol: happy paths, limits and every recovery path."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agent_core.testing import FakeOpenAIServer
-from tests.e2e.fake_llm import respond
+from agent_core.testing.rule_llm import rule_reply
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("SPARROW_CHROMIUM", "/usr/bin/chromium"))
@@ -42,7 +42,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def fake_llm() -> Iterator[FakeOpenAIServer]:
     """The rule-driven fake LLM over real HTTP on 127.0.0.1."""
-    with FakeOpenAIServer(respond) as server:
+    with FakeOpenAIServer(rule_reply) as server:
         yield server
 
 

@@ -6,9 +6,11 @@ import json
 import re
 from pathlib import Path
 
+from playwright.sync_api import expect
+
 from agent_core.store.snapshot_file import parse_document
+from agent_core.testing.rule_llm import SLOW, TWO_TOOLS
 from tests.e2e.conftest import shot, wait_for_app
-from tests.e2e.fake_llm import SLOW, TWO_TOOLS
 
 ANSWER = "17 × 23 = 391, and 150 days after 2024-05-20 is 2024-10-17, a Thursday."
 
@@ -80,7 +82,7 @@ def test_ask_trace_save_reload_download_upload(page, app_url: str, tmp_path: Pat
     page.get_by_role("link", name="Sessions").click()
     wait_for_app(page)
     page.get_by_text("Snapshots (1)").first.wait_for()
-    assert page.get_by_role("button", name="Open", exact=True).count() == 2
+    expect(page.get_by_role("button", name="Open", exact=True)).to_have_count(2)  # waits for the page to finish drawing
     shot(page, "chat_04_sessions")
 
 

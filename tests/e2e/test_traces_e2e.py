@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent_core.testing.rule_llm import TWO_TOOLS
 from tests.e2e.conftest import shot, wait_for_app
-from tests.e2e.fake_llm import TWO_TOOLS
 
 ANSWER = "150 days after 2024-05-20 is 2024-10-17"
 FOLLOW_UP = "Add 9 to that"

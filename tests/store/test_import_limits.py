@@ -194,9 +194,10 @@ def test_a_damaged_row_does_not_break_the_listing(tmp_path: Path) -> None:
     with store.engine.begin() as conn:
         conn.execute(text("UPDATE sessions SET config = :c WHERE id = :i"), {"c": '{"protocol": 5}', "i": bad.id})
         conn.execute(text("UPDATE sessions SET updated_at = :u WHERE id = :i"), {"u": 1e300, "i": good.id})
-    listed = store.list_sessions()
-    assert [s.id for s in listed] == [good.id]
-    assert format_timestamp(listed[0].updated_at) == "—"
+    listed = {s.id: s for s in store.list_sessions()}
+    assert set(listed) == {good.id, bad.id}
+    assert listed[bad.id].config.protocol == "react"  # the damaged config reads as the defaults
+    assert format_timestamp(listed[good.id].updated_at) == "—"
     store.close()
     result = subprocess.run(
         [sys.executable, "-m", "agent_core", "sessions", "list", "--db", f"sqlite:///{tmp_path / 's.db'}"],

@@ -1,11 +1,14 @@
-"""Every tool an app or the CLI can offer: built-ins, the web tools and the user's plugins, with their origins."""
+"""Every tool an app or the CLI can offer: built-ins, web tools, long-term memory tools and plugins, with origins."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agent_core.longterm.tools import make_memory_tools
+from agent_core.tools import builtin_tools
 from agent_core.tools.base import Tool
 from agent_core.tools.plugins import load_plugins
+from agent_core.tools.web import web_tools
 
 
 @dataclass(frozen=True)
@@ -33,10 +36,6 @@ def tool_catalog(*, web: bool = True, memory: bool = True, plugins: bool = True)
     The memory tools (remember, recall) need a store and a session: bind them when starting a run with
     ``agent_core.longterm.tools.bind_memory_tools``.
     """
-    from agent_core.longterm.tools import make_memory_tools
-    from agent_core.tools import builtin_tools
-    from agent_core.tools.web import web_tools
-
     tools = builtin_tools()
     origins = dict.fromkeys((t.name for t in tools), "built-in")
     errors: list[str] = []

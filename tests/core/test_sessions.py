@@ -1,6 +1,8 @@
-"""Carrying on with a stored session: rebuilt memory, stored settings, and resuming an interrupted run."""
+"""agent_core.sessions: carrying on with a stored session (memory, settings, resuming an interrupted run)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 
@@ -18,6 +20,14 @@ from agent_core.store import SessionConfig, SessionStore, record_events
 from agent_core.testing import FunctionModel
 from tests.core.helpers import simplify
 from tests.store.helpers import arithmetic, arithmetic_agent, persisted, run
+
+
+@pytest.fixture
+def store() -> Iterator[SessionStore]:
+    """A store on an in-memory SQLite database."""
+    s = SessionStore.open("sqlite://")
+    yield s
+    s.close()
 
 
 def test_a_loaded_session_remembers_its_conversation(store: SessionStore) -> None:

@@ -1,4 +1,4 @@
-"""Issue 6 in the loop: tool retrieval per step, approvals as events, and the output check."""
+"""In the loop: tool retrieval per step, approvals as events, and the output check."""
 
 from __future__ import annotations
 

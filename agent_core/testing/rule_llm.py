@@ -1,4 +1,4 @@
-"""A deterministic, rule-driven stand-in for an LLM, served by FakeOpenAIServer for app and browser tests.
+"""A deterministic, rule-driven stand-in for an LLM, served by FakeOpenAIServer for app and browser tests and demos.
 
 It reads the conversation like a model would and answers in either protocol: ReAct text when the
 request has no ``tools``, native tool calls when it does. It only knows a few question shapes.
@@ -12,13 +12,14 @@ import re
 import time
 from typing import Any
 
-from agent_core.testing import FakeOpenAIServer, Reply
+from agent_core.testing.models import Reply
+from agent_core.testing.server import FakeOpenAIServer
 
 TWO_TOOLS = "What is 17 * 23, and what weekday is 150 days after 2024-05-20?"
 SLOW = "Tell me a very long story slowly."
 
 
-def respond(body: dict[str, Any]) -> Reply:
+def rule_reply(body: dict[str, Any]) -> Reply:
     """The next reply for a chat-completions request body."""
     messages = body.get("messages", [])
     native = bool(body.get("tools"))
@@ -106,11 +107,11 @@ def _final(native: bool, thought: str, answer: str) -> Reply:
 
 
 def main() -> None:
-    """Serve the fake LLM until interrupted: ``python -m tests.e2e.fake_llm --port 8765``."""
+    """Serve the fake LLM until interrupted: ``python -m agent_core.testing.rule_llm --port 8765``."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
-    server = FakeOpenAIServer(respond, port=args.port).start()
+    server = FakeOpenAIServer(rule_reply, port=args.port).start()
     print(server.base_url, flush=True)
     try:
         while True:

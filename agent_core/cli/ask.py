@@ -1,0 +1,81 @@
+"""``python -m agent_core ask "QUESTION"``: answer one question, recorded in a session unless ``--no-save``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+
+from agent_core.cli.common import (
+    add_approval_option,
+    add_db_option,
+    add_model_options,
+    agent_from_args,
+    approvals_of,
+    open_store,
+    store_errors,
+)
+from agent_core.cli.terminal import report, with_sigint
+from agent_core.events import Event
+from agent_core.limits import CancelToken
+from agent_core.longterm.store import MemoryStore
+from agent_core.longterm.tools import connect_memory
+from agent_core.protocols import PROTOCOLS
+from agent_core.sessions import config_from_agent, load_memory, run_in_session
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``ask`` command."""
+    ask = subparsers.add_parser("ask", help="answer a question, printing the live trace to stderr")
+    ask.add_argument("question")
+    add_model_options(ask)
+    ask.add_argument("--protocol", choices=sorted(PROTOCOLS), help="ReAct text or native tools (default: react)")
+    ask.add_argument("--max-steps", type=int, help="default 10")
+    ask.add_argument("--time-limit", type=float, help="seconds per run (default 300)")
+    ask.add_argument("--tool-timeout", type=float, help="seconds per tool call (default 30)")
+    ask.add_argument("--temperature", type=float, help="default 0")
+    ask.add_argument("--max-tokens", type=int, help="most tokens per model reply (default 4096)")
+    ask.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
+    ask.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
+    add_approval_option(ask)
+    saving = ask.add_mutually_exclusive_group()
+    saving.add_argument(
+        "--session", metavar="ID", help="continue this session (its protocol and settings are defaults)"
+    )
+    saving.add_argument("--no-save", action="store_true", help="do not record the run in a session")
+    add_db_option(ask)
+    ask.set_defaults(handler=cmd_ask)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """Run one question and report it, recorded in a new session (or ``--session ID``) unless ``--no-save``."""
+    cancel = CancelToken()
+    approvals = approvals_of(args)
+    if args.no_save:
+        agent = agent_from_args(args)
+        run = with_sigint(cancel, lambda: agent.run(args.question, cancel=cancel))
+        return report(run, as_json=args.json, approvals=approvals)
+    run = with_sigint(cancel, recorded_ask(args, cancel))
+    return report(run, as_json=args.json, approvals=approvals)
+
+
+def recorded_ask(args: argparse.Namespace, cancel: CancelToken) -> Callable[[], Iterator[Event]]:
+    """Set up ``ask``'s session (a new one, whose id goes to stderr, or ``--session``) and return the run to start."""
+    store = open_store(args)
+    with store_errors():
+        session = store.get_session(args.session) if args.session else None
+        agent = agent_from_args(args, session.config if session else None)
+        if session is None:
+            session = store.create_session(config_from_agent(agent))
+            print(f"session: {session.id}", file=sys.stderr, flush=True)
+        else:
+            load_memory(agent, store.events(session.id))
+            if store.interrupted_run(session.id) is not None:
+                print(
+                    f"note: the last run of this session was interrupted; `sessions resume {session.id}` continues it",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        connect_memory(agent, MemoryStore(store.engine), session_id=session.id)
+    session_id = session.id
+    return lambda: run_in_session(store, session_id, agent, args.question, cancel=cancel)

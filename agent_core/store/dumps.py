@@ -1,0 +1,73 @@
+"""Whole sessions in and out of the store, each in one transaction: what the session file is made from."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from agent_core.store.event_log import INSERT_EVENTS, STORED_COLUMNS, EventLog, event_rows
+from agent_core.store.models import SessionRecord, SessionRow, SnapshotRecord, SnapshotRow
+from agent_core.store.records import SessionDump, SessionInfo, SnapshotInfo, StoredEvent, fields_of
+from agent_core.store.transactions import new_id, session_row
+
+log = logging.getLogger(__name__)
+
+
+class Dumps(EventLog):
+    """Reading and writing a whole session: metadata, events and snapshots."""
+
+    def dump_session(self, session_id: str) -> SessionDump:
+        """Everything about a session, read in one transaction (for export)."""
+        snapshots_query = select(SnapshotRow).where(col(SnapshotRow.session_id) == session_id)
+        with self._read() as db:
+            row = session_row(db, session_id)
+            events = [StoredEvent(*r) for r in db.exec(event_rows(select(*STORED_COLUMNS), session_id))]
+            snapshots = sorted(
+                (SnapshotInfo.of(s) for s in db.exec(snapshots_query)), key=lambda s: (s.created_at, s.upto_seq, s.id)
+            )
+            return SessionDump.model_construct(**fields_of(row, SessionRecord), events=events, snapshots=snapshots)
+
+    def add_dump(self, dump: SessionDump) -> SessionInfo:
+        """Write a whole session in one transaction (all or nothing); ids already in use are replaced."""
+        with self._write() as db:
+            session_id = dump.id if db.get(SessionRow, dump.id) is None else new_id("ses")
+            parent = dump.parent_id if dump.parent_id and db.get(SessionRow, dump.parent_id) else None
+            row = SessionRow(
+                **fields_of(dump, SessionRecord)
+                | {
+                    "id": session_id,
+                    "title": self._redact(dump.title) if dump.title else None,
+                    "last_seq": max((e.seq for e in dump.events), default=0),
+                    "parent_id": parent,
+                }
+            )
+            db.add(row)
+            db.flush()
+            if dump.events:
+                db.exec(INSERT_EVENTS, params=[self._event_params(session_id, e) for e in dump.events])
+            db.add_all(self._snapshot_rows(db, session_id, dump.snapshots))
+            db.commit()
+            info = SessionInfo.of(row)
+        log.info("imported session %s (%d events, %d snapshots)", info.id, len(dump.events), len(dump.snapshots))
+        return info
+
+    def _event_params(self, session_id: str, event: StoredEvent) -> dict[str, Any]:
+        return {"session_id": session_id, **event._asdict(), "payload": self._redact(event.payload)}
+
+    def _snapshot_rows(self, db: Session, session_id: str, snapshots: Sequence[SnapshotInfo]) -> list[SnapshotRow]:
+        ids = [s.id for s in snapshots]
+        taken = set(db.exec(select(SnapshotRow.id).where(col(SnapshotRow.id).in_(ids)))) if ids else set()
+        return [
+            SnapshotRow(
+                **fields_of(s, SnapshotRecord)
+                | {
+                    "id": new_id("snap") if s.id in taken else s.id,
+                    "session_id": session_id,
+                    "title": self._redact(s.title) if s.title else None,
+                }
+            )
+            for s in snapshots
+        ]

@@ -1,1 +1,0 @@
-"""Streamlit pages of the Sparrow workbench (run with ``streamlit run app.py``)."""

@@ -1,0 +1,96 @@
+"""The chat column and the trace panel: one composition for the live Chat page and for the replay player."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from agent_core.metrics import RunMetrics
+from agent_core.pricing import PriceTable
+from agent_core.transcript import TurnView
+from sparrow_ui import render
+from sparrow_ui.i18n import t
+from sparrow_ui.state import select_turn
+
+PAGE_TURNS = 20
+"""Turns drawn at first on the Chat page; older ones appear on request, so long sessions stay fast."""
+_SHOWN_TURNS = "visible_turns"
+
+
+def conversation(
+    turns: Sequence[TurnView],
+    run_metrics: dict[str, RunMetrics],
+    *,
+    selected: str | None = None,
+    pickable: bool = False,
+    live_run_id: str | None = None,
+    under_live: Callable[[TurnView], None] | None = None,
+    ended: bool = False,
+) -> DeltaGenerator | None:
+    """Each turn's question and answer bubble; returns the live turn's answer slot, to redraw as it streams.
+
+    ``pickable`` gives each finished turn a button that shows its trace (``selected``: the one shown).
+    ``under_live`` draws what goes under the live answer (the approvals it waits on). ``ended``: the
+    recording is over, so a turn without an end was interrupted (a replay's last frame).
+    """
+    slot = None
+    for turn in turns:
+        render.user_message(turn.question)
+        with st.chat_message("assistant"):
+            if turn.run_id == live_run_id:
+                slot = st.empty()
+                with slot.container():
+                    render.answer_body(turn)
+                if under_live is not None:
+                    under_live(turn)
+            elif ended and not turn.finished:
+                st.warning(t("traces.replay.interrupted"))
+            else:
+                render.answer_body(turn)
+                if turn.finished and pickable:
+                    _caption_and_pick(turn, run_metrics.get(turn.run_id), selected)
+                elif turn.finished:
+                    st.caption(render.turn_caption(turn, run_metrics.get(turn.run_id)))
+    return slot
+
+
+def _caption_and_pick(turn: TurnView, metrics: RunMetrics | None, selected: str | None) -> None:
+    """Status and figures under a finished answer, and a button that shows its trace."""
+    left, right = st.columns([5, 1])
+    left.caption(render.turn_caption(turn, metrics))
+    right.button(
+        "",
+        icon=":material/manage_search:",
+        key=f"select_{turn.run_id}",
+        help=t("chat.show_trace"),
+        on_click=select_turn,
+        args=(turn.run_id,),
+        type="secondary" if turn.run_id == selected else "tertiary",
+    )
+
+
+def trace_panel(
+    turn: TurnView | None, number: int, metrics: RunMetrics | None, prices: PriceTable, *, live: bool
+) -> None:
+    """The trace column: which turn (``number`` in its session), its tools and figures, and every step.
+
+    ``live``: the turn may still be running (its last step shows as running, and open).
+    """
+    st.subheader(t("trace.header"))
+    if turn is None:
+        st.caption(t("trace.none"))
+        return
+    render.trace_header(turn, number, metrics)
+    render.steps(turn, prices, live=live)
+
+
+def recent_turns(turns: Sequence[TurnView], session_id: str | None) -> Sequence[TurnView]:
+    """The last turns of the session, with a button above them that shows earlier ones."""
+    shown = st.session_state.get(_SHOWN_TURNS, {}).get(session_id, PAGE_TURNS)
+    hidden = len(turns) - shown
+    if hidden > 0 and st.button(t("chat.earlier", count=min(PAGE_TURNS, hidden)), key="earlier"):
+        st.session_state[_SHOWN_TURNS] = {session_id: shown + PAGE_TURNS}
+        st.rerun()
+    return turns[-shown:]

@@ -1,0 +1,47 @@
+"""The app's pages and its ``st.navigation``, and the way every page makes sure it runs inside it.
+
+Streamlit runs an app with a ``pages/`` folder beside its entrypoint in its legacy multipage mode until
+``st.navigation`` is called: "If you call st.navigation in your app (in any session), Streamlit will switch
+to using the newer, Page-and-navigation multipage structure" (Streamlit docs, "Creating multipage apps using
+the pages/ directory"). So on a fresh server, a first visit that opens a page URL directly (a shared
+``/sessions`` link) runs that page script alone, without app.py. ``through_app()`` notices this, calls the
+app's navigation itself (which switches the server to it, for every session) and reruns: the rerun goes
+through app.py to the same page, whose URL path is unchanged. Only public Streamlit commands are used;
+tests/e2e/test_navigation_e2e.py fails without this.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import streamlit as st
+
+from sparrow_ui.i18n import t
+
+_navigated = threading.Event()
+"""Set once this server process has called the app's ``st.navigation`` (Streamlit's own switch is as wide)."""
+
+
+def pages() -> list[st.Page]:
+    """The page scripts in pages/, with their titles in the UI language; Chat is the home page."""
+    return [
+        st.Page("pages/chat.py", title=t("nav.chat"), icon=":material/chat:", default=True),
+        st.Page("pages/sessions.py", title=t("nav.sessions"), icon=":material/folder_open:"),
+        st.Page("pages/traces.py", title=t("nav.traces"), icon=":material/timeline:"),
+        st.Page("pages/memory.py", title=t("nav.memory"), icon=":material/psychology_alt:"),
+        st.Page("pages/tools.py", title=t("nav.tools"), icon=":material/handyman:"),
+    ]
+
+
+def navigation() -> st.Page:
+    """The app's sidebar navigation; returns the page to run (app.py calls this once per run)."""
+    page = st.navigation(pages())
+    _navigated.set()
+    return page
+
+
+def through_app() -> None:
+    """Rerun through app.py when this page was started without it (the legacy mode described above)."""
+    if not _navigated.is_set():
+        navigation()
+        st.rerun()

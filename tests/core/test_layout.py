@@ -1,0 +1,100 @@
+"""The shape rules of agent_core: no import cycle, no import hidden in a function, small modules and functions."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2] / "agent_core"
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 40
+NOT_YET_SPLIT = {"agent_core/testing/server.py:_handler_for"}
+"""Over the size limits when these rules were written down, each split by its own change (issue 9)."""
+
+
+def _modules() -> dict[str, ast.Module]:
+    found = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = path.relative_to(ROOT.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return found
+
+
+def _imports(tree: ast.Module, modules: dict[str, ast.Module]) -> set[str]:
+    """The agent_core modules a module imports, wherever the import sits (a deferred import still ties them)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {alias.name for alias in node.names if alias.name in modules}
+        elif isinstance(node, ast.ImportFrom) and node.module in modules:
+            subs = {f"{node.module}.{alias.name}" for alias in node.names} & modules.keys()
+            out |= subs or {node.module}
+    return out
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module, or a module importing itself (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1 or node in graph[node]:
+                found.append(sorted(component))
+
+    for node in graph:
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle_inside_agent_core() -> None:
+    modules = _modules()
+    assert _cycles({name: _imports(tree, modules) for name, tree in modules.items()}) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_inside_a_function_or_behind_type_checking() -> None:
+    hidden = []
+    for name, tree in _modules().items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                hidden += [f"{name}:{n.lineno}" for n in ast.walk(node) if isinstance(n, ast.Import | ast.ImportFrom)]
+            elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                hidden.append(f"{name}:{node.lineno}")
+    assert hidden == []
+
+
+def test_modules_and_functions_stay_small() -> None:
+    too_big = []
+    for path in sorted(ROOT.rglob("*.py")):
+        where = str(path.relative_to(ROOT.parent))
+        text = path.read_text(encoding="utf-8")
+        if len(text.splitlines()) > MAX_MODULE_LINES and where not in NOT_YET_SPLIT:
+            too_big.append(where)
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > MAX_FUNCTION_LINES and f"{where}:{node.name}" not in NOT_YET_SPLIT:
+                    too_big.append(f"{where}:{node.name} ({length} lines)")
+    assert too_big == []
