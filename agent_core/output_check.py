@@ -11,6 +11,7 @@ string inside a JSON-like value (tool ``details``).
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -188,10 +189,25 @@ _CONFIGURED_LOCK = threading.Lock()
 
 
 def register_secret(value: str | None) -> None:
-    """Mask ``value`` wherever it appears from now on (the configured API key: events, output, exports)."""
+    """Mask ``value`` wherever it appears from now on (the configured API key: events, output, exports, logs)."""
     if value and len(value) >= 6:
         with _CONFIGURED_LOCK:
+            if not _CONFIGURED:
+                _hide_in_logs()
             _CONFIGURED.add(value)
+
+
+def _hide_in_logs() -> None:
+    """Every log record formats its message with registered secrets hidden (whichever handler prints it)."""
+    make_record = logging.getLogRecordFactory()
+
+    def hiding_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = make_record(*args, **kwargs)
+        message = record.getMessage
+        record.getMessage = lambda: hide_configured(message())  # type: ignore[method-assign]
+        return record
+
+    logging.setLogRecordFactory(hiding_record)
 
 
 def hide_configured(text: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import string
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from agent_core import Agent
 from agent_core.events import ModelDelta
+from agent_core.models import OpenAIChatModel
 from agent_core.output_check import default_check, mask_secrets
 from agent_core.stream_mask import StreamMask
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
@@ -170,3 +172,12 @@ def test_the_configured_key_is_never_printed_by_ask_json() -> None:
     for output in (result.stdout, result.stderr, plain.stdout, plain.stderr):
         assert key not in output and json.dumps(key)[1:-1] not in output
     assert "sk-…[masked]" in result.stdout
+
+
+def test_the_configured_key_is_hidden_in_logs(caplog: pytest.LogCaptureFixture) -> None:
+    key = "sk-configured-for-the-log-test"
+    OpenAIChatModel("m", api_key=key, base_url="http://127.0.0.1:9/v1")
+    with caplog.at_level(logging.INFO):
+        logging.getLogger("agent_core.somewhere").info("calling with %s and %r", key, {"k": key})
+    assert caplog.records and key not in caplog.text
+    assert "sk-…[masked]" in caplog.text
