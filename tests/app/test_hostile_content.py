@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -9,9 +10,10 @@ from streamlit.testing.v1 import AppTest
 
 from agent_core import Agent
 from agent_core.sessions import run_in_session
-from agent_core.store import SessionStore
+from agent_core.store import SessionStore, import_session
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.tools import calculator
+from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 from tests.app.test_chat_page import APP, TIMEOUT, ask, open_app, texts
 from tests.core.test_endpoint_errors import HTML, WEB_PAGE
 
@@ -91,3 +93,39 @@ def test_hostile_content_never_becomes_an_image_on_any_page(tmp_path, monkeypatc
         at.switch_page(page).run()
         assert not at.exception, at.exception
         assert_no_fetch(at)
+
+
+def extreme_document() -> str:
+    """A session file at every limit import allows: it must render everywhere."""
+    from tests.store.test_import_limits import nested, of_type, valid_document
+
+    document = json.loads(json.dumps(valid_document()))
+    of_type(document, "model_finished")["latency_ms"] = 1e308
+    of_type(document, "model_finished")["usage"]["prompt_tokens"] = 2**53
+    of_type(document, "tool_started")["arguments"] = {"x": nested(60)}
+    of_type(document, "tool_finished")["details"] = {"tiny": 5e-324, "big": -(2**53)}
+    of_type(document, "tool_finished")["duration_ms"] = 1e300
+    document["events"][0]["ts"] = 0.0
+    document["events"][-1]["ts"] = 4_102_444_800.0
+    document["session"]["updated_at"] = 4_102_444_800.0
+    document["session"]["title"] = f"Edge {IMAGE}"
+    return json.dumps(document)
+
+
+def test_a_session_at_every_import_limit_renders_on_every_page(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("SPARROW_DATA_DIR", str(tmp_path))
+    store = SessionStore.open()
+    info = import_session(store, extreme_document())
+    store.close()
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["session"] = info.id
+    at.run()
+    assert not at.exception, at.exception
+    assert_no_fetch(at)
+    for page in ("pages/sessions.py", "pages/traces.py"):
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+    for tab in ("traces.tab.session", "traces.tab.replay"):
+        at.session_state["traces_tab"] = TRACES_STRINGS[tab]["en"]
+        at.run()
+        assert not at.exception, at.exception
