@@ -8,6 +8,7 @@ import streamlit as st
 
 from agent_core.models import ModelError
 from agent_core.store import SessionNotFound
+from agent_core.untrusted import neutralize
 from sparrow_ui.conversation import conversation, recent_turns, trace_panel
 from sparrow_ui.i18n import t
 from sparrow_ui.live_turn import approval_boxes, follow, waiting
@@ -58,7 +59,7 @@ with chat_column:
             try:
                 resume_interrupted(store, view.info.id, config, interrupted.run_id)  # type: ignore[union-attr]
             except (ModelError, RuntimeError) as exc:
-                st.error(str(exc))
+                st.error(neutralize(str(exc)))
             else:
                 st.rerun()
     if live is not None and st.button(t("chat.stop"), icon=":material/stop_circle:", key="stop", type="primary"):
@@ -83,7 +84,7 @@ if question and question.strip():
             open_session(session_id)
         start_question(store, session_id, config, question.strip())  # type: ignore[arg-type]
     except (ModelError, RuntimeError) as exc:
-        st.error(str(exc))
+        st.error(neutralize(str(exc)))
     else:
         select_turn(None)
         st.rerun()
