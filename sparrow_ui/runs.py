@@ -16,12 +16,13 @@ from agent_core.longterm.store import MemoryStore
 from agent_core.longterm.tools import bind_memory_tools
 from agent_core.sessions import agent_for_session, resume_run, run_in_session, split_at_run
 from agent_core.store import SessionStore
-from agent_core.store.run_owners import RunOwners
+from agent_core.store.run_owners import RunOwners, SessionBusy
 from agent_core.tools import Tool
 from sparrow_ui.i18n import t
 from sparrow_ui.state import ModelConfig, live_runs
 
 WATCH_INTERVAL_S = 0.1
+_QUEUED = "queued_question"
 
 
 def active_run(store: SessionStore, session_id: str | None) -> LiveRun | FollowedRun | None:
@@ -35,6 +36,39 @@ def active_run(store: SessionStore, session_id: str | None) -> LiveRun | Followe
         return local
     owner = RunOwners(store.engine).live(session_id)
     return FollowedRun(store, session_id, owner) if owner is not None and not owner.local else None
+
+
+def ask(store: SessionStore, session_id: str, config: ModelConfig, question: str) -> None:
+    """Start ``question`` now or, while a run is live in the session (here or on another replica), queue it.
+
+    A queued question starts when that run ends (``start_queued``): one run at a time, never interleaved.
+    """
+    if active_run(store, session_id) is None:
+        try:
+            start_question(store, session_id, config, question)
+            return
+        except SessionBusy:  # another replica claimed the session a moment ago
+            pass
+    st.session_state[_QUEUED] = (session_id, question)
+
+
+def queued(session_id: str | None) -> str | None:
+    """The question waiting for the session's run in progress to end, if any."""
+    entry = st.session_state.get(_QUEUED)
+    return entry[1] if entry and entry[0] == session_id else None
+
+
+def start_queued(store: SessionStore, session_id: str, config: ModelConfig) -> bool:
+    """Start the queued question if the session is free now; True when it started."""
+    question = queued(session_id)
+    if question is None:
+        return False
+    try:
+        start_question(store, session_id, config, question)
+    except SessionBusy:
+        return False
+    st.session_state.pop(_QUEUED, None)
+    return True
 
 
 def run_tools(store: SessionStore, session_id: str, config: ModelConfig) -> list[Tool]:
