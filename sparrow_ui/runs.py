@@ -38,6 +38,16 @@ def active_run(store: SessionStore, session_id: str | None) -> LiveRun | Followe
     return FollowedRun(store, session_id, owner) if owner is not None and not owner.local else None
 
 
+def live_run_id(store: SessionStore, session_id: str | None) -> str | None:
+    """The id of the session's run in progress on any replica (cheaper than ``active_run``: no events read)."""
+    if session_id is None:
+        return None
+    if (local := live_runs().active(session_id)) is not None:
+        return local.run_id
+    owner = RunOwners(store.engine).live(session_id)
+    return owner.run_id if owner is not None else None
+
+
 def ask(store: SessionStore, session_id: str, config: ModelConfig, question: str) -> None:
     """Start ``question`` now or, while a run is live in the session (here or on another replica), queue it.
 
