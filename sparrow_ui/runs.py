@@ -10,7 +10,7 @@ from agent_core.agent import Agent, new_run_id
 from agent_core.approvals import approval_key
 from agent_core.events import ApprovalRequested, Event
 from agent_core.limits import CancelToken
-from agent_core.live import FollowedRun, LiveRun
+from agent_core.live import ActiveRun, FollowedRun, LiveRun
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryStore
 from agent_core.longterm.tools import bind_memory_tools
@@ -25,7 +25,7 @@ WATCH_INTERVAL_S = 0.1
 _QUEUED = "queued_question"
 
 
-def active_run(store: SessionStore, session_id: str | None) -> LiveRun | FollowedRun | None:
+def active_run(store: SessionStore, session_id: str | None) -> ActiveRun | None:
     """The session's run in progress: started here, or owned by another replica and followed through the store.
 
     A run whose owner stopped heartbeating is neither: the page then offers to resume it.
@@ -127,7 +127,7 @@ def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig
     return live_runs().start(session_id, make, run_id=run_id, base=run_events, approvals=agent.approvals)
 
 
-def watch(live: LiveRun | FollowedRun, redraw: Callable[[list[Event]], None], *, since: int = 0) -> None:
+def watch(live: ActiveRun, redraw: Callable[[list[Event]], None], *, since: int = 0) -> None:
     """Redraw as the run's events arrive, until it ends or asks for an approval (the page then reruns to ask).
 
     A click elsewhere interrupts this script run; the agent's run goes on in its thread.
@@ -144,12 +144,12 @@ def watch(live: LiveRun | FollowedRun, redraw: Callable[[list[Event]], None], *,
             return
 
 
-def decide(live: LiveRun, run_id: str, step: int, call_id: str, approved: bool) -> None:
+def decide(live: ActiveRun, run_id: str, step: int, call_id: str, approved: bool) -> None:
     """Approve or deny a call the run is waiting on."""
     live.approvals.decide(approval_key(run_id, step, call_id), approved)
 
 
-def stop(live: LiveRun | FollowedRun) -> None:
+def stop(live: ActiveRun) -> None:
     """Cancel the run (it ends with status ``cancelled``)."""
     live.cancel()
     st.toast(t("chat.stopping"), icon=":material/stop_circle:")
