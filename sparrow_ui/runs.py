@@ -18,6 +18,7 @@ from agent_core.sessions import agent_for_session, resume_run, run_in_session, s
 from agent_core.store import SessionStore
 from agent_core.store.run_owners import RunOwners, SessionBusy
 from agent_core.tools import Tool
+from agent_core.trace_export.live import live_export
 from sparrow_ui.i18n import t
 from sparrow_ui.state import ModelConfig, live_runs
 
@@ -111,7 +112,8 @@ def start_question(store: SessionStore, session_id: str, config: ModelConfig, qu
     run_id = new_run_id()
 
     def make(cancel: CancelToken) -> Iterator[Event]:
-        return run_in_session(store, session_id, agent, question, cancel=cancel, run_id=run_id)
+        recorded = run_in_session(store, session_id, agent, question, cancel=cancel, run_id=run_id)
+        return live_export(recorded, session_id=session_id)  # spans sent while the run goes, if OTLP is set
 
     return live_runs().start(session_id, make, run_id=run_id, approvals=agent.approvals)
 
@@ -122,7 +124,8 @@ def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig
     _, run_events = split_at_run(store.events(session_id), run_id)
 
     def make(cancel: CancelToken) -> Iterator[Event]:
-        return resume_run(store, session_id, agent, cancel=cancel)
+        resumed = resume_run(store, session_id, agent, cancel=cancel)
+        return live_export(resumed, session_id=session_id, earlier=run_events)
 
     return live_runs().start(session_id, make, run_id=run_id, base=run_events, approvals=agent.approvals)
 
