@@ -118,6 +118,10 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "chat.resume": {"en": "Resume the run", "zh": "继续运行"},
     "chat.busy": {"en": "A run is already in progress in this session.", "zh": "此会话中已有正在进行的运行。"},
+    "chat.queued": {
+        "en": "Waiting for the run in progress to finish; then this question goes next: “{question}”",
+        "zh": "等待当前运行结束后，接着回答这个问题：“{question}”",
+    },
     "chat.empty": {
         "en": "Ask a question. Every Thought, Action and Observation will appear in the trace on the right.",
         "zh": "提个问题吧。每一步的思考、行动和观察都会显示在右侧的追踪面板中。",

@@ -28,6 +28,7 @@ from agent_core.store import (
     SessionStore,
     SnapshotNotFound,
 )
+from agent_core.store.run_owners import SessionBusy
 from agent_core.tools import Tool
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
@@ -149,7 +150,7 @@ def store_errors() -> Iterator[None]:
     """Turn store failures into one-line CLI errors (unknown ids are usage errors)."""
     try:
         yield
-    except (SessionNotFound, SnapshotNotFound, NothingToResume, MemoryNotFound, MemoryRefused) as exc:
+    except (SessionNotFound, SnapshotNotFound, NothingToResume, MemoryNotFound, MemoryRefused, SessionBusy) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except (SessionFileError, SchemaVersionError) as exc:
         raise CliError(str(exc), EXIT_RUN_FAILED) from None

@@ -217,10 +217,11 @@ def cmd_resume(args: argparse.Namespace) -> int:
         if store.interrupted_run(args.id) is None:
             raise NothingToResume(f"session {args.id} has no interrupted run")
         agent = connect_memory(agent_from_args(args, session.config), MemoryStore(store.engine), session_id=args.id)
-    cancel = CancelToken()
-    live = partial(live_export, session_id=args.id, include_content=args.include_content, earlier=store.events(args.id))
-    run = with_sigint(cancel, lambda: live(resume_run(store, args.id, agent, cancel=cancel)))
-    return report(run, as_json=args.json, approvals=approvals_of(args))
+        cancel = CancelToken()
+        earlier = store.events(args.id)
+        events = resume_run(store, args.id, agent, cancel=cancel)  # claims the run now: refused if it is alive
+    live = partial(live_export, session_id=args.id, include_content=args.include_content, earlier=earlier)
+    return report(with_sigint(cancel, lambda: live(events)), as_json=args.json, approvals=approvals_of(args))
 
 
 def cmd_export_trace(args: argparse.Namespace) -> int:
