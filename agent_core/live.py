@@ -154,6 +154,10 @@ class FollowedRun:
             self._done = True  # the owner released it or died: nothing more will come
 
 
+ActiveRun = LiveRun | FollowedRun
+"""A run in progress as a viewer sees it: started in this process, or followed from another one."""
+
+
 class LiveRuns:
     """The runs in progress, one per key (a session id); finished ones are forgotten after a while."""
 

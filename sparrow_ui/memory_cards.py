@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import contextlib
-import re
 
 import streamlit as st
 
 from agent_core.formatting import format_timestamp
 from agent_core.longterm.guard import MemoryRefused, find_instructions
 from agent_core.longterm.store import MemoryNotFound, MemoryRecord, MemoryStore
+from agent_core.untrusted import plain as escape_markdown
 from sparrow_ui.i18n import t
 from sparrow_ui.state import open_in_chat
-
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
 def plain(text: str) -> str:
     """``text`` with Markdown escaped: a memory shows as written, never as links, images or formatting."""
-    return _MARKDOWN.sub(r"\\\1", text)
+    return escape_markdown(text)
 
 
 def refusal(exc: MemoryRefused) -> str:

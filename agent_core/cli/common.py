@@ -11,11 +11,14 @@ from collections.abc import Callable, Iterator
 from sqlalchemy.exc import SQLAlchemyError
 
 from agent_core.agent import Agent, AgentSettings
+from agent_core.approval_policy import app_defaults
 from agent_core.approvals import Approvals
 from agent_core.catalog import tool_catalog
+from agent_core.cli.mcp_servers import mcp_source
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryNotFound
 from agent_core.models import ModelError, OpenAIChatModel
+from agent_core.safe_write import OutputRefused
 from agent_core.sessions import NothingToResume, protocol_from_config, settings_from_config
 from agent_core.store import (
     LOCAL_ADMIN,
@@ -48,6 +51,19 @@ def add_approval_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--yes", "-y", action="store_true", help="approve tools that need approval (e.g. fetch_url) without asking"
     )
+    parser.add_argument(
+        "--trust", metavar="TOOLS", help="comma-separated tools that may run without asking (e.g. remember,web_search)"
+    )
+
+
+def add_content_option(parser: argparse.ArgumentParser) -> None:
+    """--include-content: live-exported spans carry prompts, replies and tool I/O (see OTEL_EXPORTER_OTLP_ENDPOINT)."""
+    parser.add_argument(
+        "--include-content",
+        action="store_true",
+        default=None,
+        help="with OTEL_EXPORTER_OTLP_ENDPOINT set, put prompts, replies and tool I/O on the spans sent live",
+    )
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
@@ -73,9 +89,9 @@ def model_from_args(args: argparse.Namespace, default_model: str | None = None) 
         raise CliError(str(exc)) from None
 
 
-def select_tools(names: str | None, *, memory: bool = True) -> list[Tool]:
-    """Every catalogued tool (built-in, web, plugins, memory), or those named in a comma-separated list."""
-    catalog = tool_catalog(memory=memory)
+def select_tools(names: str | None, *, memory: bool = True, mcp: str | os.PathLike[str] | bool = True) -> list[Tool]:
+    """Every catalogued tool (built-in, web, plugins, memory, MCP), or those named in a comma-separated list."""
+    catalog = tool_catalog(memory=memory, mcp=mcp)
     for problem in catalog.errors:
         print(f"sparrow: warning: {problem}", file=sys.stderr)
     if not names:
@@ -89,15 +105,18 @@ def select_tools(names: str | None, *, memory: bool = True) -> list[Tool]:
 def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = None) -> Agent:
     """An Agent from CLI options; a session's configuration, if given, fills in the options left out."""
     settings = settings_from_config(config.settings) if config else AgentSettings()
-    names = ("max_steps", "time_limit", "tool_timeout", "temperature")
+    names = ("max_steps", "time_limit", "tool_timeout", "temperature", "max_tokens")
     overrides = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
     if getattr(args, "yes", False):
         overrides["require_approval"] = False
+    trusted = {name.strip(): False for name in (getattr(args, "trust", None) or "").split(",") if name.strip()}
+    overrides["tool_approval"] = {**app_defaults(), **settings.tool_approval, **trusted}
     protocol = getattr(args, "protocol", None) or (protocol_from_config(config) if config else "react")
     try:
         model = model_from_args(args, config.model if config else None)
         # Long-term memory belongs to sessions: a run that is not recorded gets no remember/recall.
-        tools = select_tools(getattr(args, "tools", None), memory=not getattr(args, "no_save", False))
+        memory = not getattr(args, "no_save", False)
+        tools = select_tools(getattr(args, "tools", None), memory=memory, mcp=mcp_source(args))
         return Agent(model, tools, protocol=protocol, settings=settings, approvals=approvals_of(args), **overrides)
     except ValueError as exc:
         raise CliError(str(exc)) from None
@@ -166,6 +185,8 @@ def store_errors() -> Iterator[None]:
         raise CliError(str(exc), EXIT_RUN_FAILED) from None
     except SQLAlchemyError as exc:
         raise CliError(f"database error: {str(exc).splitlines()[0]}", EXIT_RUN_FAILED) from None
+    except OutputRefused as exc:
+        raise CliError(str(exc), EXIT_RUN_FAILED) from None
     except OSError as exc:
         where = f": {exc.filename}" if exc.filename else ""
         raise CliError(f"{exc.strerror or exc}{where}", EXIT_RUN_FAILED) from None

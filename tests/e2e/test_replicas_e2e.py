@@ -1,4 +1,7 @@
-"""Two app replicas on one PostgreSQL: a run on replica 1 is live on replica 2, whose Stop cancels it."""
+"""Two app replicas on one PostgreSQL: a run on replica 1 is live on replica 2, whose Stop cancels it.
+
+A question asked on replica 2 meanwhile waits for that run to end, then runs.
+"""
 
 from __future__ import annotations
 
@@ -46,9 +49,16 @@ def test_a_run_on_one_replica_is_live_and_stoppable_on_the_other(  # type: ignor
         assert second.get_by_text("This run was interrupted").count() == 0
         shot(second, "replica2-live-run-from-replica1")
 
+        box = second.get_by_placeholder("Ask anything…")
+        box.fill("What is 2 + 3?")
+        box.press("Enter")
+        second.get_by_text("Waiting for the run in progress to finish").wait_for()  # queued, not interleaved
+        shot(second, "replica2-question-waits")
+
         second.get_by_role("button", name="Stop").click()
         in_chat(first, "No answer (stopped).").wait_for()  # the owner, on replica 1, cancelled it
         in_chat(second, "No answer (stopped).").wait_for()
+        in_chat(second, "The result is 5.").wait_for()  # then the waiting question ran, on replica 2
         assert second.get_by_role("button", name="Resume the run").count() == 0
         shot(second, "replica2-after-stop")
         shot(first, "replica1-after-stop-from-replica2")

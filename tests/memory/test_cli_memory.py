@@ -132,7 +132,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
 def test_ask_remembers_in_one_session_and_recalls_in_the_next(
     capsys: pytest.CaptureFixture[str], server: FakeOpenAIServer, url: str
 ) -> None:
-    code, out, err = sparrow(capsys, "ask", "Remember: The user prefers metric units", "--db", url)
+    code, out, err = sparrow(capsys, "ask", "Remember: The user prefers metric units", "--db", url, "--yes")
     assert (code, out) == (0, "Saved to long-term memory as #1.\n")
     first = re.search(r"^session: (ses_\w+)$", err, re.M)[1]  # type: ignore[index]
     code, out, err = sparrow(capsys, "ask", "metric units", "--db", url)
@@ -159,7 +159,17 @@ def test_ask_with_named_tools_leaves_memory_out_unless_named(
     assert "\n- calculator: " in system and "\n- remember: " not in system
     memories = MemoryStore.open(url)
     assert memories.list() == []  # the model asked for a tool it was not given: nothing was saved
-    code, out, _ = sparrow(capsys, "ask", "Remember: The user likes tea", "--db", url, "--tools", "calculator,remember")
+    code, out, _ = sparrow(
+        capsys,
+        "ask",
+        "Remember: The user likes tea",
+        "--db",
+        url,
+        "--tools",
+        "calculator,remember",
+        "--trust",
+        "remember",
+    )
     assert (code, out) == (0, "Saved to long-term memory as #1.\n")
     assert "\n- remember: " in server.requests[-1]["messages"][0]["content"]
     assert [m.text for m in memories.list()] == ["The user likes tea"]

@@ -159,3 +159,23 @@ def test_db_upgrade_and_current(capsys: pytest.CaptureFixture[str], empty_db_url
     code, out, err = sparrow("db", "current")
     assert (code, out) == (1, "") and "newer Sparrow (schema revision 9999_future)" in err and err.count("\n") == 1
     assert sparrow("db", "upgrade")[0::2] == (1, err)
+
+
+def test_tables_of_the_same_names_made_by_another_app_are_refused(empty_db_url: str) -> None:
+    if empty_db_url.startswith("sqlite"):
+        Path(empty_db_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    execute(empty_db_url, "CREATE TABLE sessions (owner TEXT, cookie TEXT)")
+    with pytest.raises(SchemaVersionError, match="sessions that Sparrow did not create; set DATABASE_URL"):
+        SessionStore.open(empty_db_url)
+    with pytest.raises(SchemaVersionError):
+        upgrade_database(empty_db_url)
+    assert schema_state_or_none(empty_db_url) is None
+
+
+def schema_state_or_none(url: str) -> str | None:
+    """The revision table's presence: None when nothing was written."""
+    engine = create_engine(url)
+    try:
+        return VERSION_TABLE if inspect(engine).has_table(VERSION_TABLE) else None
+    finally:
+        engine.dispose()
