@@ -66,7 +66,7 @@ def page_text(at: AppTest) -> str:
     parts += [w.value for w in at.warning] + [e.value for e in at.error] + [i.value for i in at.info]
     parts += [s.value for s in at.subheader] + [b.label for b in at.button]
     parts += [option for box in at.selectbox for option in box.options]
-    return "\n".join(str(p) for p in parts)
+    return "\n".join(str(p) for p in parts).replace("\\", "")  # titles come Markdown-escaped
 
 
 def owned_session(store: SessionStore, actor: Actor, question: str) -> str:
