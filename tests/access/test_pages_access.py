@@ -130,7 +130,8 @@ def test_a_share_link_shows_one_session_read_only_until_revoked(
     assert "6*7" in page_text(traces) and "12*12" not in page_text(traces)
     private = store.acting_as(alice).create_share_link(shared)[0]  # for signed-in viewers only
     assert [h.value for h in app(monkeypatch, None, share=private).header] == ["Sign in to Sparrow"]
-    assert "6*7" in page_text(app(monkeypatch, BOB, share=private))
+    viewed_by_bob = page_text(app(monkeypatch, BOB, share=private))
+    assert "6*7" in viewed_by_bob and "Signed in as bob@example.com" in viewed_by_bob and "read-only" in viewed_by_bob
     store.acting_as(alice).revoke_share_link(link.id)
     text = page_text(app(monkeypatch, None, share=token))
     assert "This share link is not valid" in text and "6*7" not in text

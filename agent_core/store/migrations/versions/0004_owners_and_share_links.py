@@ -66,5 +66,4 @@ def downgrade() -> None:
     op.drop_table("runs")
     for table in OWNED:
         op.drop_index(f"ix_{table}_owner", table)
-        with op.batch_alter_table(table) as batch:
-            batch.drop_column("owner")
+        op.drop_column(table, "owner")  # in place (SQLite 3.35+): a copied table would cascade-delete the events

@@ -1,0 +1,36 @@
+"""Migration 0004 (owners, runs, share links): down and up again on both backends, losing no event."""
+
+from __future__ import annotations
+
+from alembic import command
+from sqlalchemy import create_engine, inspect, text
+
+from agent_core.store import Actor, SessionStore
+from agent_core.store.schema import _config
+from tests.store.helpers import arithmetic_agent, persisted, run
+
+BEFORE = "0003_memory_trigram_index"
+
+
+def test_the_owner_migration_goes_down_and_up_without_losing_events(file_db_url: str) -> None:
+    store = SessionStore.open(file_db_url)
+    alice = store.acting_as(Actor.user("alice"))
+    session = alice.create_session()
+    events = run(alice, session.id, arithmetic_agent(), "What is 6*7?")
+    alice.create_share_link(session.id)
+    store.close()
+    engine = create_engine(file_db_url)
+    with engine.begin() as conn:
+        config = _config()
+        config.attributes["connection"] = conn
+        command.downgrade(config, BEFORE)
+    with engine.connect() as conn:
+        schema = inspect(conn)
+        assert "owner" not in {c["name"] for c in schema.get_columns("sessions")}
+        assert not {"runs", "share_links"} & set(schema.get_table_names())
+        assert conn.execute(text("SELECT count(*) FROM events")).scalar() == len(persisted(events))
+    engine.dispose()
+    reopened = SessionStore.open(file_db_url)  # upgraded again on open: the session is unowned now
+    assert reopened.get_session(session.id).owner is None
+    assert reopened.events(session.id) == persisted(events)
+    reopened.close()
