@@ -122,6 +122,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         events = store.events(args.id)
         snapshots = store.list_snapshots(args.id)
         interrupted = store.interrupted_run(args.id)
+        starters = store.run_starters(args.id)
     if args.json:
         for event in events:
             print(json.dumps(event.to_dict(), ensure_ascii=False))
@@ -133,21 +134,24 @@ def cmd_show(args: argparse.Namespace) -> int:
         f" · {session.last_seq} events"
     )
     print(f"model {config.model or '?'} · protocol {config.protocol} · endpoint {config.base_url or 'default'}")
+    if session.owner:
+        print(f"owner {session.owner}")
     if session.forked_from:
         print(f"forked from snapshot {session.forked_from} of {session.parent_id or 'a deleted session'}")
     for snap in snapshots:
         print(f"snapshot {snap.id}  {snap.name!r} (up to event {snap.upto_seq}, {format_timestamp(snap.created_at)})")
-    for line in _run_lines(events):
+    for line in _run_lines(events, starters):
         print(line)
     if interrupted:
         print(f"interrupted: run {interrupted.run_id}; continue it with `sessions resume {session.id}`")
     return EXIT_OK
 
 
-def _run_lines(events: list[Event]) -> Iterator[str]:
+def _run_lines(events: list[Event], starters: dict[str, str]) -> Iterator[str]:
     for event in events:
         if isinstance(event, RunStarted):
-            yield f"\n▶ {event.question}"
+            who = starters.get(event.run_id)
+            yield f"\n▶ {event.question}" + (f"  (started by {who})" if who else "")
         elif isinstance(event, RunFinished):
             usage = event.usage
             yield (

@@ -27,6 +27,9 @@ def test_trace_exports_name_who_started_each_run(file_db_url: str, capsys: pytes
     started = [(e["run_id"], e.get("started_by")) for e in lines if e["type"] == "run_started"]
     assert started == [(first, "alice@example.com"), (second[0].run_id, "boss|*@x")]
     assert all("started_by" not in e for e in lines if e["type"] != "run_started")
+    assert main(["sessions", "show", session.id, "--db", file_db_url]) == 0
+    shown = capsys.readouterr().out
+    assert "owner sub-alice" in shown and "What is 6*7?  (started by alice@example.com)" in shown
     assert main(["sessions", "export-trace", session.id, "--format", "md", "--db", file_db_url]) == 0
     markdown = capsys.readouterr().out
     table = markdown.split("## Who started each run\n\n")[1].splitlines()
