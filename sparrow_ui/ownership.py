@@ -62,7 +62,7 @@ def share_menu(store: SessionStore, info: SessionInfo) -> None:
 
 def share_url(token: str) -> str:
     """The app's address with ``?share=TOKEN``."""
-    parts = urlsplit(st.context.url or "")
+    parts = urlsplit(getattr(st.context, "url", None) or "")  # st.context.url: Streamlit 1.45+
     origin = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
     return f"{origin}/?{SHARE_PARAM}={quote(token)}"
 
