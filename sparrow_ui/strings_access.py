@@ -26,7 +26,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "share.button": {"en": "Share", "zh": "分享"},
     "share.anonymous": {"en": "Anyone with the link (no sign-in)", "zh": "任何持有链接的人（无需登录）"},
     "share.days": {"en": "Expires after (days, 0: never)", "zh": "有效期（天，0 表示永不过期）"},
-    "share.snapshot": {"en": "Share", "zh": "分享范围"},
+    "share.snapshot": {"en": "What to share", "zh": "分享范围"},
     "share.whole": {"en": "the whole session", "zh": "整个会话"},
     "share.create": {"en": "Create link", "zh": "创建链接"},
     "share.created": {

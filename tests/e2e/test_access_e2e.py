@@ -122,6 +122,7 @@ def test_a_share_link_is_read_only_and_stops_once_revoked(browser, auth_app: str
     owner.get_by_role("button", name="Create link").click()
     link = owner.locator("code").filter(has_text="?share=").first.inner_text().strip()
     assert link.startswith(f"{auth_app}/?share=")
+    shot(owner, "access_04a_share_menu")
 
     guest = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
     guest.set_default_timeout(30_000)
