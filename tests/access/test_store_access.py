@@ -9,6 +9,7 @@ import pytest
 
 from agent_core.longterm import MemoryStore
 from agent_core.longterm.store import MemoryNotFound
+from agent_core.longterm.tools import bind_memory_tools, make_memory_tools
 from agent_core.sessions import run_in_session
 from agent_core.store import (
     Actor,
@@ -158,3 +159,14 @@ def test_a_read_only_viewer_cannot_write_anything(store: SessionStore) -> None:
     ):
         with pytest.raises(ReadOnly):
             call()
+
+
+def test_a_runs_memory_tools_reach_only_its_owners_memories(store: SessionStore) -> None:
+    def tools_of(actor: Actor) -> dict[str, Any]:
+        bound = bind_memory_tools(make_memory_tools(None), MemoryStore(store.engine, actor=actor), session_id=None)
+        return {tool.name: tool for tool in bound}
+
+    tools_of(ALICE)["remember"].invoke({"fact": "The user's project is called Falcon"})
+    assert "Falcon" in tools_of(ALICE)["recall"].invoke({"query": "project Falcon"}).content
+    assert tools_of(BOB)["recall"].invoke({"query": "project Falcon"}).content.startswith("No saved memories match")
+    assert [m.text for m in MemoryStore(store.engine, actor=ALICE).list()] == ["The user's project is called Falcon"]
