@@ -10,8 +10,9 @@ from agent_core.formatting import format_timestamp
 from agent_core.store import SessionNotFound, SnapshotNotFound
 from agent_core.untrusted import neutralize, plain
 from sparrow_ui.i18n import t
+from sparrow_ui.runs import live_run_id
 from sparrow_ui.sidebar import frame
-from sparrow_ui.state import get_store, live_runs, open_in_chat
+from sparrow_ui.state import get_store, open_in_chat
 
 frame()
 store = get_store()
@@ -35,7 +36,7 @@ for info in sessions:
             if st.button("OK", key=f"rename_{info.id}"):
                 store.rename_session(info.id, title)
                 st.rerun()
-        busy = live_runs().active(info.id) is not None
+        busy = live_run_id(store, info.id) is not None  # a run in progress here or on another replica
         if right.button(t("session.delete"), key=f"delete_{info.id}", disabled=busy):
             with contextlib.suppress(SessionNotFound):
                 store.delete_session(info.id)

@@ -7,6 +7,7 @@ import streamlit as st
 from agent_core.untrusted import neutralize
 from sparrow_ui.approval_settings import approval_toggle
 from sparrow_ui.i18n import t
+from sparrow_ui.mcp_panel import mcp_servers_section
 from sparrow_ui.sidebar import frame
 from sparrow_ui.state import tools_catalog
 
@@ -30,6 +31,8 @@ for item in catalog.tools:
         notes.append(t("tools.enabled") if enabled else t("tools.disabled"))
         st.caption(" · ".join(notes))
         st.json(item.parameters, expanded=True)
+
+mcp_servers_section(catalog)
 
 with st.expander(t("tools.custom_title"), icon=":material/extension:"):
     st.markdown(t("tools.custom_body"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.untrusted import neutralize
+from sparrow_ui.strings_mcp import STRINGS as MCP_STRINGS
 from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 
@@ -69,6 +70,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "agent.protocol": {"en": "Protocol", "zh": "协议"},
     "agent.protocol.react": {"en": "ReAct text", "zh": "ReAct 文本"},
     "agent.protocol.tools": {"en": "Native tools", "zh": "原生工具调用"},
+    "agent.protocol.json": {"en": "JSON schema", "zh": "JSON 模式"},
     "agent.max_steps": {"en": "Max steps", "zh": "最大步数"},
     "agent.temperature": {"en": "Temperature", "zh": "温度"},
     "agent.tools": {"en": "Tools", "zh": "工具"},
@@ -116,6 +118,10 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "chat.resume": {"en": "Resume the run", "zh": "继续运行"},
     "chat.busy": {"en": "A run is already in progress in this session.", "zh": "此会话中已有正在进行的运行。"},
+    "chat.queued": {
+        "en": "Waiting for the run in progress to finish; then this question goes next: “{question}”",
+        "zh": "等待当前运行结束后，接着回答这个问题：“{question}”",
+    },
     "chat.empty": {
         "en": "Ask a question. Every Thought, Action and Observation will appear in the trace on the right.",
         "zh": "提个问题吧。每一步的思考、行动和观察都会显示在右侧的追踪面板中。",
@@ -189,6 +195,7 @@ STRINGS: dict[str, dict[str, str]] = {
 
 STRINGS.update(TRACES_STRINGS)
 STRINGS.update(MEMORY_STRINGS)
+STRINGS.update(MCP_STRINGS)
 
 
 def lang() -> str:

@@ -41,8 +41,8 @@ def source_line(record: MemoryRecord) -> str:
     """When, who, how well it matched, and (when it has no open-able session) where it came from."""
     parts = [f"#{record.id}", format_timestamp(record.created_at)]
     parts.append(t("memory.by_agent") if record.origin == "agent" else t("memory.by_user"))
-    if record.score is not None:
-        parts.append(t("memory.score", score=record.score))
+    if record.rank is not None:
+        parts.append(t("memory.rank", rank=record.rank))
     if record.source_session_id is None:
         parts.append(t("memory.no_source"))
     elif record.source_deleted:

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+pytest_plugins = ["tests.postgres"]  # a real PostgreSQL: db_url / file_db_url run a test on both backends
+
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
 _real_getaddrinfo = socket.getaddrinfo
@@ -80,6 +82,7 @@ _ENVIRONMENT_TO_CLEAR = (
     "OTEL_EXPORTER_OTLP_ENDPOINT",
     "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
     "OTEL_EXPORTER_OTLP_HEADERS",
+    "SPARROW_MCP_CONFIG",
 )
 
 

@@ -14,6 +14,7 @@ from agent_core.agent import Agent, AgentSettings
 from agent_core.approval_policy import app_defaults
 from agent_core.approvals import Approvals
 from agent_core.catalog import tool_catalog
+from agent_core.cli.mcp_servers import mcp_source
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryNotFound
 from agent_core.models import ModelError, OpenAIChatModel
@@ -27,6 +28,7 @@ from agent_core.store import (
     SessionStore,
     SnapshotNotFound,
 )
+from agent_core.store.run_owners import SessionBusy
 from agent_core.tools import Tool
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
@@ -47,6 +49,16 @@ def add_approval_option(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--trust", metavar="TOOLS", help="comma-separated tools that may run without asking (e.g. remember,web_search)"
+    )
+
+
+def add_content_option(parser: argparse.ArgumentParser) -> None:
+    """--include-content: live-exported spans carry prompts, replies and tool I/O (see OTEL_EXPORTER_OTLP_ENDPOINT)."""
+    parser.add_argument(
+        "--include-content",
+        action="store_true",
+        default=None,
+        help="with OTEL_EXPORTER_OTLP_ENDPOINT set, put prompts, replies and tool I/O on the spans sent live",
     )
 
 
@@ -73,9 +85,9 @@ def model_from_args(args: argparse.Namespace, default_model: str | None = None) 
         raise CliError(str(exc)) from None
 
 
-def select_tools(names: str | None, *, memory: bool = True) -> list[Tool]:
-    """Every catalogued tool (built-in, web, plugins, memory), or those named in a comma-separated list."""
-    catalog = tool_catalog(memory=memory)
+def select_tools(names: str | None, *, memory: bool = True, mcp: str | os.PathLike[str] | bool = True) -> list[Tool]:
+    """Every catalogued tool (built-in, web, plugins, memory, MCP), or those named in a comma-separated list."""
+    catalog = tool_catalog(memory=memory, mcp=mcp)
     for problem in catalog.errors:
         print(f"sparrow: warning: {problem}", file=sys.stderr)
     if not names:
@@ -99,7 +111,8 @@ def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = Non
     try:
         model = model_from_args(args, config.model if config else None)
         # Long-term memory belongs to sessions: a run that is not recorded gets no remember/recall.
-        tools = select_tools(getattr(args, "tools", None), memory=not getattr(args, "no_save", False))
+        memory = not getattr(args, "no_save", False)
+        tools = select_tools(getattr(args, "tools", None), memory=memory, mcp=mcp_source(args))
         return Agent(model, tools, protocol=protocol, settings=settings, approvals=approvals_of(args), **overrides)
     except ValueError as exc:
         raise CliError(str(exc)) from None
@@ -137,7 +150,7 @@ def store_errors() -> Iterator[None]:
     """Turn store failures into one-line CLI errors (unknown ids are usage errors)."""
     try:
         yield
-    except (SessionNotFound, SnapshotNotFound, NothingToResume, MemoryNotFound, MemoryRefused) as exc:
+    except (SessionNotFound, SnapshotNotFound, NothingToResume, MemoryNotFound, MemoryRefused, SessionBusy) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except (SessionFileError, SchemaVersionError) as exc:
         raise CliError(str(exc), EXIT_RUN_FAILED) from None

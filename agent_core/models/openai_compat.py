@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import openai
 import pydantic
 from openai.types.chat import ChatCompletion
 
-from agent_core.events import Usage
-from agent_core.limits import CancelToken
-from agent_core.models.base import Completion, ModelOutput, ModelRequest, TextChunk, ToolCall
+from agent_core.models.base import Completion, ModelOutput, ModelRequest, ToolCall
 from agent_core.models.endpoint_check import (
     as_chunk,
     bad_stream,
@@ -24,16 +21,13 @@ from agent_core.models.endpoint_check import (
     describe_json,
     is_completion,
     peek_body,
-    token_count,
     web_page,
 )
 from agent_core.models.errors import ModelError
+from agent_core.models.stream_reader import StreamAccumulator, pumped, reasoning_of, usage_of
 from agent_core.output_check import register_secret
 
 DEFAULT_MODEL = "gpt-4o-mini"
-_POLL_S = 0.05
-SETTLE_S = 1.0
-"""After a chunk with ``finish_reason``, how long to wait for more (usage, ``[DONE]``) before keeping the reply."""
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
 """Sent to servers that need no key (Ollama, vLLM, llama.cpp); the openai client insists on one."""
 
@@ -64,6 +58,8 @@ class OpenAIChatModel:
         self.timeout = timeout
         self.streaming = streaming
         self._send_stream_options = True
+        self.json_mode: str = "json_schema"
+        """How a ``json_schema`` response format is sent: as is, or as ``json_object`` once the server refused it."""
         self._max_tokens_field = "max_tokens"
         # The openai client retries 429, 5xx, timeouts and connection errors with exponential backoff.
         self._client = openai.OpenAI(
@@ -114,6 +110,8 @@ class OpenAIChatModel:
             params["tools"] = request.tools
         if request.stop:
             params["stop"] = request.stop
+        if request.response_format:
+            params["response_format"] = self._response_format(request.response_format)
         if request.temperature is not None:
             params["temperature"] = request.temperature
         if request.max_tokens is not None:
@@ -125,17 +123,24 @@ class OpenAIChatModel:
         params.update(request.extra)
         return params
 
+    def _response_format(self, wanted: dict[str, Any]) -> dict[str, Any]:
+        if wanted.get("type") == "json_schema" and self.json_mode == "json_object":
+            return {"type": "json_object"}  # the reply is still checked against the schema by the protocol
+        return wanted
+
     def _create(self, request: ModelRequest, stream: bool) -> Any:
         """The parsed reply (a chunk stream, or a whole completion), or a ModelError naming the likely cause."""
         try:
             raw = self._client.chat.completions.with_raw_response.create(**self._params(request, stream))
-        except openai.BadRequestError as exc:
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
             if stream and self._send_stream_options and "stream_options" in str(exc):
                 self._send_stream_options = False  # older servers reject it; usage is then estimated
                 return self._create(request, stream)
             if self._max_tokens_field == "max_tokens" and "max_completion_tokens" in str(exc):
                 self._max_tokens_field = "max_completion_tokens"  # OpenAI's reasoning models
                 return self._create(request, stream)
+            if request.response_format and "response_format" in str(exc):
+                return self._without_schema(request, stream, exc)
             raise self._translate(exc) from None
         except openai.OpenAIError as exc:
             raise self._translate(exc) from None
@@ -160,9 +165,21 @@ class OpenAIChatModel:
         except pydantic.ValidationError:
             raise describe_json(self.endpoint, {"choices": "malformed"}, model=self.name) from None
 
+    def _without_schema(self, request: ModelRequest, stream: bool, exc: openai.APIStatusError) -> Any:
+        """After a refused ``response_format``: retry in JSON mode once, else say the protocol cannot work here."""
+        if self.json_mode == "json_schema" and (request.response_format or {}).get("type") == "json_schema":
+            self.json_mode = "json_object"
+            return self._create(request, stream)
+        raise ModelError(
+            "bad_request",
+            f"{self.endpoint} accepts neither a JSON schema nor JSON mode for replies of model {self.name!r} "
+            f"(it refused response_format{_server_message(exc).replace(' Server said:', ':')}), so protocol json "
+            "cannot be used with it: choose the react or tools protocol.",
+        ) from None
+
     def _streamed(self, request: ModelRequest) -> Iterator[ModelOutput]:
         started = time.perf_counter()
-        acc = _StreamAccumulator()
+        acc = StreamAccumulator()
         stop = threading.Event()
 
         def chunks() -> Iterator[Any]:
@@ -220,9 +237,9 @@ class OpenAIChatModel:
         )
         return Completion(
             text=message.content or "",
-            reasoning=_reasoning_of(message),
+            reasoning=reasoning_of(message),
             tool_calls=calls,
-            usage=_usage_of(response.usage),
+            usage=usage_of(response.usage),
             latency_ms=latency,
             ttft_ms=None,
             finish_reason=choice.finish_reason,
@@ -230,126 +247,6 @@ class OpenAIChatModel:
 
     def _translate(self, exc: Exception) -> ModelError:
         return translate_error(exc, endpoint=self.endpoint, model=self.name, timeout=self.timeout)
-
-
-def pumped(
-    produce: Callable[[], Iterator[Any]],
-    cancel: CancelToken | None,
-    *,
-    ends_at: float | None = None,
-    settled: Callable[[], bool] | None = None,
-    endpoint: str = "the model server",
-) -> Iterator[Any]:
-    """Iterate ``produce()`` in a reader thread so that a cancel is honoured even while a read blocks.
-
-    Closing an HTTP stream from another thread does not wake a blocked socket read; polling a queue
-    does. The abandoned reader ends at its own read timeout. Past ``ends_at`` (monotonic) the call
-    ends with a timeout however fast the server writes; once ``settled()`` (a complete answer came)
-    a server that goes quiet for SETTLE_S seconds is not waited for.
-    """
-    box = _reader(produce)
-    last = time.monotonic()
-    while True:
-        if ends_at is not None and time.monotonic() >= ends_at:
-            raise ModelError("timeout", f"{endpoint} was still sending its reply when the time limit ran out")
-        try:
-            kind, value = box.get(timeout=_POLL_S)
-        except queue.Empty:
-            if cancel is not None and cancel.cancelled:
-                raise ModelError("cancelled", "cancelled while waiting for the model") from None
-            if settled is not None and settled() and time.monotonic() - last >= SETTLE_S:
-                return
-            continue
-        if kind == "done":
-            return
-        if kind == "error":
-            raise value
-        last = time.monotonic()
-        yield value
-
-
-def _reader(produce: Callable[[], Iterator[Any]]) -> queue.Queue[tuple[str, Any]]:
-    """Start a thread that puts ``produce()``'s items (then "done", or the "error") in the returned queue."""
-    box: queue.Queue[tuple[str, Any]] = queue.Queue()
-
-    def read() -> None:
-        try:
-            for item in produce():
-                box.put(("item", item))
-            box.put(("done", None))
-        except BaseException as exc:
-            box.put(("error", exc))
-
-    threading.Thread(target=read, name="model-stream", daemon=True).start()
-    return box
-
-
-class _StreamAccumulator:
-    """Collects streamed chunks into text, reasoning, tool calls and usage."""
-
-    def __init__(self) -> None:
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
-        self.calls: dict[int, dict[str, str]] = {}
-        self.usage: Usage | None = None
-        self.finish_reason: str | None = None
-        self.ttft_ms: float | None = None
-
-    def add(self, chunk: Any) -> list[TextChunk]:
-        if getattr(chunk, "usage", None):
-            self.usage = _usage_of(chunk.usage)
-        pieces: list[TextChunk] = []
-        for choice in chunk.choices or ():
-            self.finish_reason = choice.finish_reason or self.finish_reason
-            delta = choice.delta
-            if delta is None:
-                continue
-            reasoning = _reasoning_of(delta)
-            if reasoning:
-                self.reasoning.append(reasoning)
-                pieces.append(TextChunk(reasoning, "reasoning"))
-            if delta.content:
-                self.text.append(delta.content)
-                pieces.append(TextChunk(delta.content))
-            for call in delta.tool_calls or ():
-                self._add_call(call)
-        return pieces
-
-    def _add_call(self, call: Any) -> None:
-        slot = self.calls.setdefault(call.index or 0, {"id": "", "name": "", "arguments": ""})
-        if call.id:
-            slot["id"] = call.id
-        function = call.function
-        if function is not None:
-            slot["name"] += function.name or ""
-            slot["arguments"] += function.arguments or ""
-
-    def completion(self, latency_ms: float) -> Completion:
-        calls = tuple(
-            ToolCall(slot["id"] or f"call_{index}", slot["name"], slot["arguments"])
-            for index, slot in sorted(self.calls.items())
-        )
-        return Completion(
-            text="".join(self.text),
-            reasoning="".join(self.reasoning),
-            tool_calls=calls,
-            usage=self.usage,
-            latency_ms=latency_ms,
-            ttft_ms=self.ttft_ms,
-            finish_reason=self.finish_reason,
-        )
-
-
-def _reasoning_of(obj: Any) -> str:
-    extra = getattr(obj, "model_extra", None) or {}
-    value = extra.get("reasoning_content") or extra.get("reasoning") or ""
-    return value if isinstance(value, str) else ""
-
-
-def _usage_of(usage: Any) -> Usage | None:
-    if usage is None or getattr(usage, "prompt_tokens", None) is None:
-        return None
-    return Usage(token_count(usage.prompt_tokens), token_count(usage.completion_tokens), estimated=False)
 
 
 def translate_error(exc: Exception, *, endpoint: str, model: str, timeout: float) -> ModelError:

@@ -190,5 +190,28 @@ class MemoryRow(SQLModel, table=True):
     created_at: float
 
 
-TABLES = [SchemaRow.__table__, SessionRow.__table__, EventRow.__table__, SnapshotRow.__table__, MemoryRow.__table__]
+class RunOwnerRow(SQLModel, table=True):
+    """The run in progress in a session, the process that owns it, and its heartbeat (one row per busy session)."""
+
+    __tablename__ = "run_owners"
+
+    session_id: str = Field(primary_key=True, foreign_key="sessions.id", ondelete="CASCADE", max_length=64)
+    """At most one run at a time per session: the primary key enforces it."""
+    run_id: str = Field(max_length=64)
+    owner: str = Field(max_length=200)
+    """``replica:pid`` of the process running it (the replica is ``$SPARROW_REPLICA_ID`` or the host name)."""
+    heartbeat: float
+    """Unix time the owner last said it is alive; a stale heartbeat means the owner died."""
+    cancel_requested: bool = False
+    """Set by any process (a Stop on another replica); the owner cancels the run when it sees it."""
+
+
+TABLES = [
+    SchemaRow.__table__,
+    SessionRow.__table__,
+    EventRow.__table__,
+    SnapshotRow.__table__,
+    MemoryRow.__table__,
+    RunOwnerRow.__table__,
+]
 """Sparrow's tables, in creation order (the schema version governs exactly these)."""
