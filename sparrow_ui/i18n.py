@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import streamlit as st
-
+from sparrow_ui import settings
 from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 
@@ -181,8 +180,8 @@ STRINGS.update(MEMORY_STRINGS)
 
 
 def lang() -> str:
-    """The chosen UI language code (the sidebar's language control)."""
-    return st.session_state.get("lang_choice") or "en"
+    """The chosen UI language code (the sidebar's language control, kept by sparrow_ui.settings)."""
+    return str(settings.get("lang_choice"))
 
 
 def t(key: str, **values: object) -> str:

@@ -15,7 +15,7 @@ def session_controls(store: SessionStore, view: SessionView, *, busy: bool) -> N
     """Draw the controls in the sidebar; ``busy`` (a run in progress) disables starting a new chat."""
     with st.sidebar:
         st.subheader(t("session.header"))
-        if st.button(t("session.new"), icon=":material/add:", use_container_width=True, disabled=busy):
+        if st.button(t("session.new"), icon=":material/add:", key="new_chat", use_container_width=True, disabled=busy):
             open_session(None)
             st.rerun()
         if view.info is not None:
