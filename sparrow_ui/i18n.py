@@ -5,6 +5,7 @@ from __future__ import annotations
 from sparrow_ui import settings
 from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
+from sparrow_ui.strings_workbench import STRINGS as WORKBENCH_STRINGS
 
 LANGUAGES = {"en": "English", "zh": "简体中文"}
 
@@ -177,6 +178,7 @@ STRINGS: dict[str, dict[str, str]] = {
 
 STRINGS.update(TRACES_STRINGS)
 STRINGS.update(MEMORY_STRINGS)
+STRINGS.update(WORKBENCH_STRINGS)
 
 
 def lang() -> str:

@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from agent_core.events import Event, ModelFinished, with_full_messages
-from agent_core.formatting import clip, format_cost, format_duration, format_tokens
+from agent_core.formatting import clip, format_cost, format_duration, format_token_flow
 from agent_core.metrics import RunMetrics, StepMetrics
 from agent_core.pricing import PriceTable
 from agent_core.transcript import ActionView, StepView, TurnView
@@ -31,10 +31,7 @@ COST_FORMAT = "$%.5f"
 def run_summary(metrics: RunMetrics, status: str) -> None:
     """Status, steps, tokens (prompt → completion), cost, and time with its split between model and tools."""
     usage = metrics.usage
-    tokens = (
-        f"{format_tokens(usage.prompt_tokens, estimated=usage.estimated)} → "
-        f"{format_tokens(usage.completion_tokens, estimated=usage.estimated)}"
-    )
+    tokens = format_token_flow(usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated)
     split = t("traces.col.split", model=format_duration(metrics.model_ms), tools=format_duration(metrics.tool_ms))
     row = st.container(horizontal=True, gap="large")
     row.metric(t("traces.col.status"), status, width="content")
@@ -237,8 +234,7 @@ def raw_output(call: ModelFinished) -> None:
     usage = call.usage
     facts = [
         f"{call.model or '—'}",
-        f"{format_tokens(usage.prompt_tokens, estimated=usage.estimated)} → "
-        f"{format_tokens(usage.completion_tokens, estimated=usage.estimated)} tokens",
+        format_token_flow(usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated),
         f"{t('traces.col.latency')} {format_duration(call.latency_ms)}",
         f"{t('traces.col.ttft')} {format_duration(call.ttft_ms)}",
         f"finish_reason: {call.finish_reason or '—'}",

@@ -7,6 +7,8 @@ documented ``data-testid`` of code blocks; it is a fixed string, never built fro
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 TRACE_KEY = "trace-column"
@@ -55,4 +57,5 @@ def scroll_trace_to(step_index: int, token: str) -> None:
     ``token`` changes whenever the target does (the running step, the picked turn), so the script runs again.
     """
     index = step_index if step_index >= 0 else 9999
-    st.html(f"<!-- {token} -->" + _SCROLL % index, unsafe_allow_javascript=True)
+    safe = re.sub(r"[^A-Za-z0-9_-]", "", token)[:80]  # run ids of imported sessions are not to be trusted
+    st.html(f"<!-- {safe} -->" + _SCROLL % index, unsafe_allow_javascript=True)

@@ -13,6 +13,7 @@ from agent_core.metrics import run_metrics
 from agent_core.transcript import ActionView, Transcript, TurnView
 from sparrow_ui import render
 from sparrow_ui.conversation import trace_panel
+from sparrow_ui.layout import scroll_trace_to
 from sparrow_ui.runs import decide, watch
 from sparrow_ui.session_view import prices
 
@@ -56,5 +57,6 @@ def follow(
         metrics = run_metrics([*live.base, *live.events], live.run_id, prices=prices())
         with trace.container():
             trace_panel(turn, transcript.turns.index(turn) + 1, metrics, prices(), live=True)
+            scroll_trace_to(-1, f"{turn.run_id}-{len(turn.steps)}")
 
     watch(live, redraw, since=since)

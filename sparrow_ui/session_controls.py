@@ -7,6 +7,7 @@ import streamlit as st
 from agent_core.store import SessionFileError, SessionStore, export_filename, export_session, import_session
 from sparrow_ui import render
 from sparrow_ui.i18n import t
+from sparrow_ui.literal import literal
 from sparrow_ui.session_view import SessionView
 from sparrow_ui.state import open_session
 
@@ -48,5 +49,5 @@ def session_controls(store: SessionStore, view: SessionView, *, busy: bool) -> N
                 open_session(imported.id)
                 st.rerun()
         if view.metrics is not None:
-            st.caption(f":material/speed: {t('session.metrics')}: {render.metrics_line(view.metrics)}")
+            st.caption(f":material/speed: {t('session.metrics')}: {literal(render.metrics_line(view.metrics))}")
             st.caption(f":material/build: {render.tool_summary(view.metrics.tools)}")

@@ -29,15 +29,27 @@ def choose(key: str, value: Any) -> None:
 
 
 def translated_selectbox(
-    label: str, options: Sequence[T], *, key: str, default: T, format_func: Callable[[T], str]
+    label: str,
+    options: Sequence[T],
+    *,
+    key: str,
+    default: T,
+    format_func: Callable[[T], str],
+    on_pick: Callable[[T], None] | None = None,
 ) -> T:
     """A selectbox over ``options`` (labels from ``format_func``, in the UI language) whose choice is ``key``.
 
     The labels are made here, in the script run, so whoever formats an option later gets the same text.
+    ``on_pick(option)`` is called when the user picks an option.
     """
     labels = _labels(options, key, default, format_func)
     chosen: T = st.selectbox(
-        label, list(labels), key=widget_key(key), format_func=labels.__getitem__, on_change=_remember, args=(key,)
+        label,
+        list(labels),
+        key=widget_key(key),
+        format_func=labels.__getitem__,
+        on_change=_remember,
+        args=(key, on_pick),
     )
     st.session_state[key] = chosen
     return chosen
@@ -73,6 +85,8 @@ def _labels(options: Sequence[T], key: str, default: T, format_func: Callable[[T
     return labels
 
 
-def _remember(key: str) -> None:
+def _remember(key: str, on_pick: Callable[[Any], None] | None = None) -> None:
     """The user picked an option: remember it under the key every language shares."""
     st.session_state[key] = st.session_state[widget_key(key)]
+    if on_pick is not None:
+        on_pick(st.session_state[key])
