@@ -2,7 +2,7 @@
 selected turn's highlight, the step status chips, and wrapping code at projector width.
 
 The CSS targets only the ``st-key-<key>`` class Streamlit gives a keyed container (public API) and the
-documented ``data-testid`` of code blocks; it is a fixed string, never built from model or user text.
+``data-testid`` of columns and code blocks; it is a fixed string, never built from model or user text.
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ SELECTED_KEY = "turn-selected"
 
 _CSS = """
 <style>
-.st-key-trace-column {
+[data-testid="stColumn"]:has(.st-key-trace-column) {
   position: sticky; top: 3.5rem; align-self: flex-start;
-  max-height: calc(100vh - 8rem); overflow-y: auto; overflow-x: hidden; padding-right: .25rem;
+}
+.st-key-trace-column {
+  max-height: calc(100vh - 12rem); overflow-y: auto; overflow-x: hidden; padding-right: .25rem;
 }
 .st-key-turn-selected {
   border-left: 4px solid #ff4b4b; padding-left: .6rem; border-radius: 4px;
@@ -39,8 +41,11 @@ _SCROLL = """
   const box = document.querySelector('.st-key-trace-column');
   if (!box) return;
   const steps = box.querySelectorAll('[data-testid="stExpander"]');
-  const target = steps[%d] || steps[steps.length - 1];
-  if (target) { target.scrollIntoView({block: 'nearest'}); }
+  const index = %d;
+  const target = steps[index] || steps[steps.length - 1];
+  // Scroll the trace column only (never the page): to its top for the first step, else to the step.
+  if (index === 0 || !target) { box.scrollTop = 0; return; }
+  box.scrollTop += target.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
 })();
 </script>
 """

@@ -50,10 +50,11 @@ def tool_summary(tools: Sequence[ToolStats]) -> str:
 def metrics_line(metrics: RunMetrics | SessionMetrics) -> str:
     """Steps · tokens · cost · time, for under an answer or in the sidebar."""
     usage = metrics.usage
+    counted = usage.total_tokens > 0  # nothing counted yet (a first reply still streaming): unknown, not zero
     parts = [
         t("metrics.steps" if metrics.steps != 1 else "metrics.step", n=metrics.steps),
-        t("metrics.tokens", tokens=format_tokens(usage.total_tokens, estimated=usage.estimated)),
-        format_cost(metrics.cost, estimated=usage.estimated),
+        t("metrics.tokens", tokens=format_tokens(usage.total_tokens if counted else None, estimated=usage.estimated)),
+        format_cost(metrics.cost if counted else None, estimated=usage.estimated),
         format_duration(metrics.duration_ms),
     ]
     return " · ".join(parts)

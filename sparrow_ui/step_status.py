@@ -54,9 +54,9 @@ def step_chips(turn: TurnView, index: int, *, live: bool) -> list[Chip]:
         chips.append(Chip(t("chip.step_limit"), "red"))
     if any(a.approval == "pending" for a in step.actions):
         chips.append(Chip(t("chip.waiting"), "blue"))
-    elif live and last and not turn.finished:
+    elif live and last and not turn.finished and not step.thinking:  # a thinking step's label says so
         chips.append(Chip(t("chip.running"), "blue"))
-    elif not chips:
+    elif not chips and not step.thinking:
         chips.append(Chip(t("chip.answer") if step.final_answer is not None else t("chip.ok"), "green"))
     return chips
 

@@ -10,7 +10,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Replay this turn step by step on the Traces page",
         "zh": "在追踪页面逐步回放这一轮",
     },
-    "turn.shown": {"en": "shown in the trace", "zh": "正在追踪栏中显示"},
+    "turn.shown": {"en": "shown", "zh": "显示中"},
     "chip.ok": {"en": "ok", "zh": "正常"},
     "chip.tool_error": {"en": "tool error", "zh": "工具错误"},
     "chip.format_retry": {"en": "format retry {n}/{max}", "zh": "格式重试 {n}/{max}"},
@@ -36,6 +36,18 @@ STRINGS: dict[str, dict[str, str]] = {
     "trace.raw_arguments": {
         "en": "The model sent these arguments, which are not valid JSON:",
         "zh": "模型发送的参数不是有效的 JSON：",
+    },
+    "traces.chart.waterfall_note": {
+        "en": "The first call starts {time} after the run: Sparrow builds the prompt (history, memory, tool "
+        "schemas) and opens the connection. Gaps between bars are Sparrow's own work (parsing the reply, "
+        "validating arguments, recording events).",
+        "zh": "第一次调用在运行开始 {time} 后才开始：Sparrow 在组装提示词（历史、记忆、工具定义）并建立连接。"
+        "条形之间的空隙是 Sparrow 自身的工作（解析回复、校验参数、记录事件）。",
+    },
+    "traces.chart.other_note": {
+        "en": "“other” is the turn's time outside model and tool calls: building prompts, parsing replies, "
+        "recording events, and waiting for approvals.",
+        "zh": "“其他”是本轮在模型与工具调用之外的时间：组装提示词、解析回复、记录事件以及等待批准。",
     },
     "trace.stopped": {"en": "Stopped by the user.", "zh": "已被用户停止。"},
 }
