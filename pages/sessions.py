@@ -9,6 +9,7 @@ import streamlit as st
 from agent_core.formatting import format_timestamp
 from agent_core.store import SessionNotFound, SnapshotNotFound
 from sparrow_ui.i18n import t
+from sparrow_ui.literal import literal
 from sparrow_ui.sidebar import frame
 from sparrow_ui.state import get_store, live_runs, open_in_chat
 
@@ -16,13 +17,15 @@ frame()
 store = get_store()
 st.header(t("nav.sessions"))
 sessions = store.list_sessions()
+if flash := st.session_state.pop("flash", None):
+    st.success(flash, icon=":material/check:")
 if not sessions:
     st.info(t("session.none"))
 
 for info in sessions:
     with st.container(border=True):
         top, actions = st.columns([4, 3])
-        top.markdown(f"**{info.title}**")
+        top.markdown(f"**{literal(info.title)}**")
         model = info.config.model or "—"
         top.caption(f"{format_timestamp(info.updated_at)} · {model} · {info.config.protocol} · `{info.id}`")
         left, middle, right = actions.columns(3)
@@ -30,15 +33,17 @@ for info in sessions:
             open_in_chat(info.id)
         with middle.popover(t("session.rename")):
             title = st.text_input(t("session.rename"), value=info.title, key=f"title_{info.id}", max_chars=200)
-            if st.button("OK", key=f"rename_{info.id}"):
+            if st.button(t("session.rename_ok"), key=f"rename_{info.id}"):
                 store.rename_session(info.id, title)
                 st.rerun()
         busy = live_runs().active(info.id) is not None
-        if right.button(t("session.delete"), key=f"delete_{info.id}", disabled=busy):
-            with contextlib.suppress(SessionNotFound):
-                store.delete_session(info.id)
-            st.toast(t("session.deleted"))
-            st.rerun()
+        with right.popover(t("session.delete"), icon=":material/delete:", disabled=busy):
+            st.warning(t("session.delete_confirm", title=literal(info.title)))
+            if st.button(t("session.delete_yes"), key=f"delete_{info.id}", type="primary"):
+                with contextlib.suppress(SessionNotFound):
+                    store.delete_session(info.id)
+                st.session_state["flash"] = t("session.deleted")
+                st.rerun()
         snapshots = store.list_snapshots(info.id)
         if snapshots:
             with st.expander(f"{t('session.snapshots')} ({len(snapshots)})", icon=":material/photo_camera:"):

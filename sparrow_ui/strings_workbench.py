@@ -49,5 +49,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "recording events, and waiting for approvals.",
         "zh": "“其他”是本轮在模型与工具调用之外的时间：组装提示词、解析回复、记录事件以及等待批准。",
     },
+    "session.delete_confirm": {
+        "en": "Delete “{title}” and its snapshots for good? This cannot be undone.",
+        "zh": "永久删除“{title}”及其快照？此操作无法撤销。",
+    },
+    "session.delete_yes": {"en": "Delete for good", "zh": "永久删除"},
+    "session.rename_ok": {"en": "Rename", "zh": "重命名"},
     "trace.stopped": {"en": "Stopped by the user.", "zh": "已被用户停止。"},
 }
