@@ -71,7 +71,7 @@ def answer_body(turn: TurnView) -> None:
     if turn.answer is not None:
         st.markdown(safe_markdown(turn.answer))
     elif not turn.finished:
-        text = _visible_answer(turn.live_text, turn.protocol)
+        text = visible_answer(turn.live_text, turn.protocol)
         st.markdown(safe_markdown(text) + " ▌" if text else f"*{t('chat.thinking')}*")
     else:
         said = t("chat.no_answer", status=status_label(turn.status))
@@ -81,7 +81,7 @@ def answer_body(turn: TurnView) -> None:
             st.warning(said + (f"\n\n{literal(turn.error)}" if turn.error else ""))
 
 
-def _visible_answer(streamed: str, protocol: str) -> str:
+def visible_answer(streamed: str, protocol: str) -> str:
     """What of a streaming reply belongs in the chat: for ReAct, only what follows ``Final Answer:``.
 
     Thoughts and actions stream into the trace panel instead.
