@@ -182,7 +182,9 @@ def step_numbers(step: StepView, model: str, prices: PriceTable) -> str:
     if step.model_error and not step.usage.total_tokens:
         return format_duration(step.latency_ms)
     usage = step.usage
-    tokens = format_token_flow(usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated)
+    tokens = format_token_flow(
+        usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated, unit=t("unit.tokens")
+    )
     cost = prices.cost(usage, model)
     return " · ".join([format_duration(step.latency_ms), tokens] + ([format_cost(cost)] if cost is not None else []))
 

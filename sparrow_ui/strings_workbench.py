@@ -55,5 +55,6 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "session.delete_yes": {"en": "Delete for good", "zh": "永久删除"},
     "session.rename_ok": {"en": "Rename", "zh": "重命名"},
+    "unit.tokens": {"en": "tokens", "zh": "token"},
     "trace.stopped": {"en": "Stopped by the user.", "zh": "已被用户停止。"},
 }

@@ -100,3 +100,10 @@ def test_literal_leaves_plain_text_alone() -> None:
 def test_every_string_has_chinese() -> None:
     missing = [key for key, entry in STRINGS.items() if not entry.get("zh", "").strip()]
     assert missing == []
+
+
+def test_tokens_read_the_same_everywhere() -> None:
+    from agent_core.formatting import format_token_flow
+
+    assert format_token_flow(729, 23) == "729 → 23 tokens"
+    assert format_token_flow(3449, None, estimated=True, unit="token") == "~3.4k → — token"
