@@ -37,7 +37,7 @@ class SavedSettings(BaseModel):
     cfg_provider: str = Field("openai", max_length=40)
     cfg_base_url: str = Field("", max_length=500)
     cfg_model: str = Field(DEFAULT_MODEL, max_length=200)
-    cfg_protocol: Literal["react", "tools"] = "react"
+    cfg_protocol: Literal["react", "tools", "json"] = "react"
     cfg_max_steps: int = Field(10, ge=1, le=30)
     cfg_temperature: float = Field(0.0, ge=0.0, le=1.5)
     cfg_tools: list[str] | None = None

@@ -81,7 +81,7 @@ def _agent_settings() -> None:
     st.session_state.setdefault("cfg_protocol", settings.get("cfg_protocol"))
     protocol = translated_radio(
         t("agent.protocol"),
-        ["react", "tools"],
+        ["react", "tools", "json"],
         key="cfg_protocol",
         default="react",
         format_func=lambda p: t(f"agent.protocol.{p}"),
