@@ -78,6 +78,8 @@ def test_settings_and_language_stay_across_every_page_and_a_reload(  # type: ign
     side.get_by_text("智能体", exact=True).click()
     side.get_by_text("原生工具调用").click()
     wait_for_app(tab)
+    expect(side.locator('label:has-text("原生工具调用") input')).to_be_checked()
+    expect(side.get_by_label("模型名称")).to_have_value("fake-model")
     nav = tab.get_by_test_id("stSidebarNav")
     for title, path in zip(NAV, PATHS, strict=True):
         nav.get_by_text(title, exact=True).click()
@@ -134,7 +136,7 @@ def test_a_demo_session_is_readable_and_nothing_important_is_cut(  # type: ignor
     wait_for_app(tab)
     width = viewport[0]
     tab.locator(".st-key-trace-column").get_by_text("Turn 7").wait_for()
-    tab.get_by_text("No: never eval untrusted text.").wait_for()
+    tab.get_by_text("No: never eval untrusted text.").first.wait_for()
     shot(tab, f"demo_{width}_01_last_turn")
     turn_trace = tab.get_by_role("button", name="Trace")
     turn_trace.nth(1).click()  # turn 2: the failing tool
