@@ -19,19 +19,19 @@ from agent_core.metrics import RunMetrics, SessionMetrics, ToolStats
 from agent_core.pricing import PriceTable
 from agent_core.protocols.json_reply import partial_answer
 from agent_core.transcript import ActionView, StepView, TurnView
+from agent_core.untrusted import neutralize, plain
 from sparrow_ui.i18n import status_label, t
 from sparrow_ui.literal import literal
 from sparrow_ui.step_status import failing, raw_arguments, repeated_from, step_chips, stopped_here
 
-_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)]*)\)")
 _FINAL = re.compile(r"(?:final[ _]*answer|最终答案)[ \t*_]*[:：]", re.IGNORECASE)
 LONG_OBSERVATION = 600
 """Observations longer than this are shown in a short scrolling box."""
 
 
 def safe_markdown(text: str) -> str:
-    """Markdown with images turned into plain links (no remote fetches from model output)."""
-    return _IMAGE.sub(lambda m: f"[{m.group(1) or 'image'}]({m.group(2)})", text)
+    """Markdown that cannot make the browser fetch anything (see ``agent_core.untrusted.neutralize``)."""
+    return neutralize(text)
 
 
 def tool_summary(tools: Sequence[ToolStats]) -> str:
@@ -287,7 +287,7 @@ def _links(details: Any) -> None:
     if not isinstance(items, list):
         return
     lines = [
-        f"- [{clip(str(item.get('title') or item['url']), 90)}]({item['url']})"
+        f"- [{plain(clip(str(item.get('title') or item['url']), 90))}]({neutralize(item['url'])})"
         for item in items[:10]
         if isinstance(item, dict) and str(item.get("url", "")).startswith(("http://", "https://"))
     ]

@@ -43,6 +43,7 @@ class SavedSettings(BaseModel):
     cfg_tools: list[str] | None = None
     """None: every available tool."""
     cfg_max_tools: int = Field(0, ge=0, le=50)
+    cfg_max_tokens: int = Field(4096, ge=16, le=200_000)
 
 
 def settings_path() -> Path:

@@ -93,6 +93,7 @@ def _agent_settings() -> None:
     st.slider(t("agent.temperature"), 0.0, 1.5, step=0.1, **settings.bound("cfg_temperature"))
     st.multiselect(t("agent.tools"), list(available_tools()), **settings.bound("cfg_tools"))
     st.number_input(t("agent.max_tools"), 0, 50, help=t("agent.max_tools_help"), **settings.bound("cfg_max_tools"))
+    st.number_input(t("agent.max_tokens"), 16, 200_000, step=256, **settings.bound("cfg_max_tokens"))
 
 
 def _apply_preset() -> None:
@@ -115,6 +116,8 @@ def _config(env_key: str | None) -> ModelConfig:
         temperature=float(state["cfg_temperature"]),
         tools=tuple(state["cfg_tools"]),
         max_tools=int(state["cfg_max_tools"] or 0),
+        max_tokens=int(state["cfg_max_tokens"]),
+        tool_approval=tuple(sorted((st.session_state.get("cfg_tool_approval") or {}).items())),
     )
 
 
