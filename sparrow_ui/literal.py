@@ -2,12 +2,16 @@
 
 Streamlit's markdown reads ``**``, ``__``, ``[..](..)``, ``:red[..]``, ``:material/..:``, ``:emoji:`` and
 ``$..$``; a question such as ``__import__('os')`` would render in bold. ``literal`` backslash-escapes each
-mark where it could start markup (and only there, so ``date_calculator`` or ``Error: 17:30`` read as they are).
+mark where it could start markup (and only there, so ``date_calculator`` or ``Error: 17:30`` read as they are),
+then disarms images and HTML tags with ``agent_core.untrusted.neutralize``. (``untrusted.plain`` escapes every
+mark; it suits titles and names, where a heavily escaped source does not matter.)
 """
 
 from __future__ import annotations
 
 import re
+
+from agent_core.untrusted import neutralize
 
 _ALWAYS = re.compile(r"([\\`\[\]<>$|])")
 _FLANKING = re.compile(r"(?<!\s)([*~])|([*~])(?!\s|$)")
@@ -25,4 +29,4 @@ def literal(text: str) -> str:
     escaped = _DIRECTIVE.sub(r"\\:", escaped)
     escaped = _ENTITY.sub(r"\\&", escaped)
     escaped = _LINE_START.sub(lambda m: f"{m.group(1)}{m.group(2)}\\{m.group(3)}", escaped)
-    return escaped.replace("\n", "  \n")
+    return neutralize(escaped).replace("\n", "  \n")
