@@ -4,8 +4,9 @@ Streamlit gives a widget drawn by a page script an identity tied to that page, s
 another page starts again from its default. The values therefore live here, in a plain session-state dict
 that no widget owns; each widget is seeded from it before it is drawn and writes back to it when changed.
 
-Every change is also written to ``$SPARROW_DATA_DIR/ui_settings.json`` (the language and the non-secret
-settings: never the API key), so a reload or a new tab of this server starts where the user left off.
+Every change of a non-secret setting is also written to ``$SPARROW_DATA_DIR/ui_settings.json`` (never the
+API key), so a reload or a new tab of this server starts with them. The language belongs to the person
+looking, so it lives in the URL (``?lang=zh``): a reload or a shared link keeps it, another tab is not changed.
 """
 
 from __future__ import annotations
@@ -24,16 +25,17 @@ from agent_core.providers import guess_provider
 from sparrow_ui.state import available_tools
 
 _STATE = "_sparrow_settings"
+LANG_PARAM = "lang"
+"""The query parameter that holds a language other than English."""
 SECRET = "cfg_api_key"
 """The one setting that is never written anywhere but this tab's memory."""
 
 
 class SavedSettings(BaseModel):
-    """What may be written to disk: the language and the non-secret sidebar settings."""
+    """What may be written to disk: the non-secret sidebar settings (the language is read from the URL)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    lang_choice: Literal["en", "zh"] = "en"
     cfg_provider: str = Field("openai", max_length=40)
     cfg_base_url: str = Field("", max_length=500)
     cfg_model: str = Field(DEFAULT_MODEL, max_length=200)
@@ -74,6 +76,8 @@ def settings() -> dict[str, Any]:
     """This tab's settings (loaded once per browser session), by widget key."""
     if _STATE not in st.session_state:
         loaded = _load().model_dump()
+        asked = st.query_params.get(LANG_PARAM)
+        loaded["lang_choice"] = asked if asked in ("en", "zh") else "en"
         tools = list(available_tools())
         chosen = loaded["cfg_tools"]
         loaded["cfg_tools"] = tools if chosen is None else [name for name in chosen if name in tools]
@@ -96,13 +100,22 @@ def put(key: str, value: Any) -> None:
 
 def _save() -> None:
     """Write the non-secret settings; a read-only data directory only means they are not kept."""
-    values = {k: v for k, v in settings().items() if k != SECRET}
+    values = {k: v for k, v in settings().items() if k not in (SECRET, "lang_choice")}
     try:
         saved = SavedSettings.model_validate(values)
         settings_path().parent.mkdir(parents=True, exist_ok=True)
         settings_path().write_text(json.dumps(saved.model_dump(), ensure_ascii=False, indent=1), encoding="utf-8")
     except (OSError, ValidationError):
         pass
+
+
+def keep_language_in_url() -> None:
+    """Put the chosen language in the URL (page navigation drops query parameters, so on every run)."""
+    chosen = settings()["lang_choice"]
+    if chosen == "en":
+        st.query_params.pop(LANG_PARAM, None)
+    elif st.query_params.get(LANG_PARAM) != chosen:
+        st.query_params[LANG_PARAM] = chosen
 
 
 def bound(key: str, on_change: Callable[[], None] | None = None) -> dict[str, Any]:

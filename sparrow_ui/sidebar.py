@@ -24,7 +24,8 @@ def frame() -> ModelConfig:
 
 
 def language_picker() -> None:
-    """English / 简体中文 (kept across pages and reloads by sparrow_ui.settings)."""
+    """English / 简体中文 (kept across pages by sparrow_ui.settings, across reloads in the URL)."""
+    settings.keep_language_in_url()
     st.session_state["lang_choice"] = lang()
     st.sidebar.segmented_control(
         t("lang"),
@@ -40,6 +41,7 @@ def _keep_a_language() -> None:
     # Clicking the selected option deselects it; keep the language instead.
     chosen = st.session_state.get("lang_choice")
     settings.put("lang_choice", chosen or lang())
+    settings.keep_language_in_url()
 
 
 def model_settings() -> ModelConfig:

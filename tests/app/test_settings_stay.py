@@ -81,20 +81,27 @@ def test_settings_and_language_survive_every_page_and_a_question_runs_with_them(
 def test_a_reload_keeps_the_language_and_settings_but_never_the_key(fake_llm: FakeOpenAIServer) -> None:
     first = open_app()
     change_settings(first, fake_llm.base_url)
+    assert first.query_params["lang"] == "zh"
     saved = settings_path().read_text(encoding="utf-8")
-    assert "sk-typed-in-the-sidebar" not in saved and json.loads(saved)["lang_choice"] == "zh"
-    reloaded = open_app()  # a new browser session of the same server
+    assert "sk-typed-in-the-sidebar" not in saved and "lang_choice" not in json.loads(saved)
+    reloaded = AppTest.from_file(APP, default_timeout=TIMEOUT)  # the same URL in a new browser session
+    reloaded.query_params["lang"] = "zh"
+    reloaded.run()
     values = sidebar_values(reloaded)
     assert {k: values[k] for k in EXPECTED if k != "key"} == {k: v for k, v in EXPECTED.items() if k != "key"}
     assert values["key"] == ""
-    assert reloaded.subheader[0].value == "追踪" or "追踪" in [s.value for s in reloaded.subheader]
+    assert "追踪" in [s.value for s in reloaded.subheader]
+    other_tab = open_app()  # no language in its URL: English, with the saved settings
+    assert sidebar_values(other_tab)["lang"] == "en" and sidebar_values(other_tab)["model"] == "fake-model"
 
 
 def test_an_unreadable_settings_file_falls_back_to_the_environment() -> None:
     path = settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text('{"cfg_max_steps": 999, "lang_choice": "klingon"}', encoding="utf-8")
-    at = open_app()
+    path.write_text('{"cfg_max_steps": 999}', encoding="utf-8")
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["lang"] = "klingon"
+    at.run()
     assert at.slider(key="cfg_max_steps").value == 10
     assert at.segmented_control(key="lang_choice").value == "en"
     assert os.environ.get("SPARROW_DATA_DIR") and str(path).startswith(os.environ["SPARROW_DATA_DIR"])
