@@ -99,7 +99,8 @@ def visible_answer(streamed: str, protocol: str) -> str:
 def turn_caption(turn: TurnView, metrics: RunMetrics | None) -> str:
     """Status and metrics of a finished turn, for under its answer."""
     status = status_label(turn.status)
-    icon = ":material/check_circle:" if turn.status == "completed" else ":material/warning:"
+    icons = {"completed": ":material/check_circle:", "cancelled": ":material/stop_circle:"}
+    icon = icons.get(turn.status or "", ":material/warning:")
     return f"{icon} {status} · {literal(metrics_line(metrics))}" if metrics else f"{icon} {status}"
 
 
