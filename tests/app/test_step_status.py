@@ -107,3 +107,14 @@ def test_tokens_read_the_same_everywhere() -> None:
 
     assert format_token_flow(729, 23) == "729 → 23 tokens"
     assert format_token_flow(3449, None, estimated=True, unit="token") == "~3.4k → — token"
+
+
+def test_replay_opens_the_traces_page_on_that_turns_replay(demo: tuple[SessionStore, str]) -> None:
+    store, session_id = demo
+    second = Transcript.from_events(store.events(session_id)).turns[1].run_id
+    at = chat_on(session_id)
+    at.button(key=f"replay_{second}").click().run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="traces_run.en").value == second
+    assert at.session_state["_traces_tab_index"] == 2
+    assert any(b.label == "Next step" for b in at.button)  # the replay player is drawn
