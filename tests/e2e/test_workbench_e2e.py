@@ -137,6 +137,8 @@ def test_a_demo_session_is_readable_and_nothing_important_is_cut(  # type: ignor
     width = viewport[0]
     tab.locator(".st-key-trace-column").get_by_text("Turn 7").wait_for()
     tab.get_by_text("No: never eval untrusted text.").first.wait_for()
+    tab.get_by_role("button", name="Replay").last.wait_for()
+    wait_for_app(tab)
     shot(tab, f"demo_{width}_01_last_turn")
     turn_trace = tab.get_by_role("button", name="Trace")
     turn_trace.nth(1).click()  # turn 2: the failing tool
