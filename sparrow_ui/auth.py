@@ -6,6 +6,7 @@ user, and the admins listed in ``[sparrow] admins`` (or ``$SPARROW_ADMINS``) see
 URL opens one session read-only, for anyone if its owner allowed that, else for any signed-in account.
 
 ``user_claims()`` is the one place that reads ``st.user``: tests replace it (AppTest cannot run ``st.login``).
+The screens (Sign in, the account box) are in ``sign_in``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import streamlit as st
 
 from agent_core.store import LOCAL_ADMIN, Actor, SessionStore, ShareGrant, ShareLinkInvalid
 from agent_core.store.access import admins, signed_in
-from sparrow_ui.i18n import t
 
 SHARE_PARAM = "share"
 """The query parameter holding a share link's token."""
@@ -77,7 +77,7 @@ def current_actor(store: SessionStore) -> Actor:
         return LOCAL_ADMIN
     if claims is None or not claims.get("sub"):
         return NOBODY
-    return signed_in(str(claims["sub"]), _email(claims), configured_admins())
+    return signed_in(str(claims["sub"]), email_of(claims), configured_admins())
 
 
 def read_only() -> bool:
@@ -85,57 +85,19 @@ def read_only() -> bool:
     return share_token() is not None
 
 
-def gate(store: SessionStore) -> None:
-    """Stop the page unless its visitor may see it: the Sign in screen, or a refused share link."""
-    claims = user_claims()
-    try:
-        grant = share_grant(store)
-    except ShareLinkInvalid:
-        st.error(t("share.invalid"), icon=":material/link_off:")
-        _leave_button()
-        st.stop()
-    if grant is not None and not grant.allow_anonymous and auth_configured() and claims is None:
-        sign_in_screen(t("auth.shared_body"))
-    if grant is None and auth_configured() and claims is None:
-        sign_in_screen(t("auth.body"))
-    if grant is not None:
-        st.info(t("share.read_only"), icon=":material/visibility:")
-    if claims is not None:
-        account(claims, current_actor(store).is_admin)
-
-
-def sign_in_screen(body: str) -> None:
-    """The page shown to visitors who are not signed in; ends the script run."""
-    st.header(t("auth.title"))
-    st.write(body)
-    if st.button(t("auth.sign_in"), type="primary", icon=":material/login:", key="sign_in"):
-        st.login()
-    st.stop()
-
-
-def account(claims: dict[str, Any], is_admin: bool) -> None:
-    """Who is signed in, and the Sign out button, at the top of the sidebar."""
-    with st.sidebar:
-        who = _email(claims) or str(claims.get("sub") or "?")
-        role = f" · {t('auth.admin')}" if is_admin else ""
-        st.caption(f":material/account_circle: {t('auth.signed_in_as', who=who)}{role}")
-        if st.button(t("auth.sign_out"), icon=":material/logout:", key="sign_out", use_container_width=True):
-            st.session_state.pop(_SHARE_COPY, None)
-            st.logout()
-
-
-def _leave_button() -> None:
-    if st.button(t("share.leave"), key="share_leave"):
-        leave_shared_view()
+def forget_share() -> None:
+    """Forget this tab's copy of its share link (at sign-out)."""
+    st.session_state.pop(_SHARE_COPY, None)
 
 
 def leave_shared_view() -> None:
     """Forget this tab's share link and go back to the app (its sign-in, when configured)."""
-    st.session_state.pop(_SHARE_COPY, None)
+    forget_share()
     st.query_params.pop(SHARE_PARAM, None)
     st.rerun()
 
 
-def _email(claims: dict[str, Any]) -> str | None:
+def email_of(claims: dict[str, Any]) -> str | None:
+    """The email claim, if it is a non-empty string."""
     email = claims.get("email")
     return str(email) if isinstance(email, str) and email else None

@@ -7,9 +7,10 @@ import streamlit as st
 from agent_core.models import DEFAULT_MODEL, ModelError
 from agent_core.providers import PROVIDERS, provider
 from sparrow_ui import settings
-from sparrow_ui.auth import gate, read_only
+from sparrow_ui.auth import read_only
 from sparrow_ui.i18n import LANGUAGES, lang, t
 from sparrow_ui.navigation import through_app
+from sparrow_ui.sign_in import gate
 from sparrow_ui.state import ModelConfig, available_tools, secret_key, shared_store
 from sparrow_ui.widgets import translated_radio
 

@@ -1,0 +1,63 @@
+"""The sign-in screens: the gate every page passes, the Sign in page, and the account box with Sign out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from agent_core.store import SessionStore, ShareLinkInvalid
+from sparrow_ui import auth
+from sparrow_ui.auth import (
+    auth_configured,
+    current_actor,
+    email_of,
+    forget_share,
+    leave_shared_view,
+    share_grant,
+)
+from sparrow_ui.i18n import t
+
+
+def gate(store: SessionStore) -> None:
+    """Stop the page unless its visitor may see it: the Sign in screen, or a refused share link."""
+    claims = auth.user_claims()  # through the module: the one seam tests replace
+    try:
+        grant = share_grant(store)
+    except ShareLinkInvalid:
+        st.error(t("share.invalid"), icon=":material/link_off:")
+        _leave_button()
+        st.stop()
+    if grant is not None and not grant.allow_anonymous and auth_configured() and claims is None:
+        sign_in_screen(t("auth.shared_body"))
+    if grant is None and auth_configured() and claims is None:
+        sign_in_screen(t("auth.body"))
+    if grant is not None:
+        st.info(t("share.read_only"), icon=":material/visibility:")
+    if claims is not None:
+        account(claims, current_actor(store).is_admin)
+
+
+def sign_in_screen(body: str) -> None:
+    """The page shown to visitors who are not signed in; ends the script run."""
+    st.header(t("auth.title"))
+    st.write(body)
+    if st.button(t("auth.sign_in"), type="primary", icon=":material/login:", key="sign_in"):
+        st.login()
+    st.stop()
+
+
+def account(claims: dict[str, Any], is_admin: bool) -> None:
+    """Who is signed in, and the Sign out button, at the top of the sidebar."""
+    with st.sidebar:
+        who = email_of(claims) or str(claims.get("sub") or "?")
+        role = f" · {t('auth.admin')}" if is_admin else ""
+        st.caption(f":material/account_circle: {t('auth.signed_in_as', who=who)}{role}")
+        if st.button(t("auth.sign_out"), icon=":material/logout:", key="sign_out", use_container_width=True):
+            forget_share()
+            st.logout()
+
+
+def _leave_button() -> None:
+    if st.button(t("share.leave"), key="share_leave"):
+        leave_shared_view()
