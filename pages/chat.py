@@ -8,6 +8,7 @@ import streamlit as st
 
 from agent_core.models import ModelError
 from agent_core.store import SessionNotFound
+from sparrow_ui import examples
 from sparrow_ui.conversation import conversation, recent_turns, trace_panel
 from sparrow_ui.i18n import t
 from sparrow_ui.live_turn import approval_boxes, follow, waiting
@@ -32,6 +33,7 @@ transcript, live_seen = with_live(view, live) if live else (view.transcript, 0)
 turns = transcript.turns
 shown = transcript.turn(live.run_id) if live else selected_turn(turns)
 session_controls(store, view, busy=live is not None)
+examples.banner(view.info)
 if flash := st.session_state.pop("flash", None):
     st.success(flash)
 
@@ -43,6 +45,7 @@ with chat_column:
     elif not turns:
         st.subheader(t("onboard.title"))
         st.markdown(t("onboard.body"))
+        examples.offer(store)
     answer_slot = conversation(
         recent_turns(turns, session_id),
         view.run_metrics,

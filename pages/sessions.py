@@ -8,6 +8,7 @@ import streamlit as st
 
 from agent_core.formatting import format_timestamp
 from agent_core.store import SessionNotFound, SnapshotNotFound
+from sparrow_ui import examples
 from sparrow_ui.i18n import t
 from sparrow_ui.sidebar import frame
 from sparrow_ui.state import get_store, live_runs, open_in_chat
@@ -15,7 +16,7 @@ from sparrow_ui.state import get_store, live_runs, open_in_chat
 frame()
 store = get_store()
 st.header(t("nav.sessions"))
-sessions = store.list_sessions()
+sessions = examples.own_sessions(store)
 if not sessions:
     st.info(t("session.none"))
 
@@ -52,3 +53,5 @@ for info in sessions:
                             st.error(str(exc))
                         else:
                             open_in_chat(forked.id)
+
+examples.examples_list(store)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from agent_core.store import SessionNotFound
 from agent_core.timeline import build_timeline
-from sparrow_ui import charts, exports, inspector, overview, replay
+from sparrow_ui import charts, examples, exports, inspector, overview, replay
 from sparrow_ui.i18n import t
 from sparrow_ui.session_view import prices, session_view
 from sparrow_ui.sidebar import frame
@@ -28,6 +28,7 @@ try:
 except SessionNotFound:
     st.warning(t("session.not_found", id=session_id))
     st.stop()
+examples.banner(view.info)
 if view.info is not None:
     with export_column.popover(t("traces.export.button"), icon=":material/ios_share:", width="stretch"):
         exports.export_menu(store, view.info, prices())

@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from agent_core.cli import examples
 from agent_core.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
@@ -63,6 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     rename = _command(sub, "rename", "give a session a new title", cmd_rename, with_id=True)
     rename.add_argument("title")
     _command(sub, "delete", "delete a session with its events and snapshots", cmd_delete, with_id=True)
+    examples.register(sub)
     resume = _command(sub, "resume", "continue a session's interrupted run after its last complete step", cmd_resume)
     resume.add_argument("id", help="session id")
     add_model_options(resume)

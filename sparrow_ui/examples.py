@@ -1,0 +1,57 @@
+"""The shipped example sessions in the app: offered on the empty Chat page, labelled wherever they are shown."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from agent_core.examples import EXAMPLES, example_name, open_example, split_examples
+from agent_core.formatting import format_timestamp
+from agent_core.store import SessionFileError, SessionInfo, SessionStore
+from sparrow_ui.i18n import t
+from sparrow_ui.state import open_in_chat
+from sparrow_ui.strings_demo import td
+
+
+def offer(store: SessionStore) -> None:
+    """One "Open an example session" button per example; a click imports it (once) and opens it in Chat."""
+    st.markdown(f"**{td('examples.offer_title')}**")
+    st.caption(td("examples.offer_body"))
+    for item in EXAMPLES:
+        if st.button(
+            td("examples.open", title=item.title),
+            key=f"example_{item.name}",
+            help=item.summary,
+            icon=":material/auto_stories:",
+        ):
+            try:
+                info = open_example(store, item.name)
+            except (OSError, SessionFileError) as exc:
+                st.error(f"{item.name}: {exc}")
+            else:
+                open_in_chat(info.id)
+
+
+def banner(info: SessionInfo | None) -> None:
+    """Say that the open session is an example (nothing for the user's own sessions)."""
+    name = example_name(info)
+    if name is not None:
+        st.info(td("examples.banner", name=name), icon=":material/auto_stories:")
+
+
+def own_sessions(store: SessionStore) -> list[SessionInfo]:
+    """The user's own sessions, most recently updated first (the examples are listed apart)."""
+    return split_examples(store.list_sessions())[0]
+
+
+def examples_list(store: SessionStore) -> None:
+    """The imported examples, apart from the user's sessions, each with a button to open it."""
+    examples = split_examples(store.list_sessions())[1]
+    if not examples:
+        return
+    with st.expander(f"{td('examples.section')} ({len(examples)})", icon=":material/auto_stories:"):
+        st.caption(td("examples.section_help"))
+        for info in examples:
+            text, action = st.columns([5, 1], vertical_alignment="center")
+            text.markdown(f"**{info.title}** · {format_timestamp(info.updated_at)} · `{info.id}`")
+            if action.button(t("session.open"), key=f"open_example_{info.id}"):
+                open_in_chat(info.id)

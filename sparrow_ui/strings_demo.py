@@ -1,0 +1,53 @@
+"""UI strings of the demo features (example sessions, report download, presentation mode); ``td(key)`` reads them."""
+
+from __future__ import annotations
+
+from sparrow_ui.i18n import lang
+
+STRINGS: dict[str, dict[str, str]] = {
+    "examples.offer_title": {"en": "Or look around first", "zh": "或者先看看示例"},
+    "examples.offer_body": {
+        "en": "These example sessions were written to show Sparrow's views (chat, trace, Traces, Replay): "
+        "scripted replies run through the real agent loop and tools, not a live model's output. "
+        "They open with no model and no network.",
+        "zh": "这些示例会话用来展示 Sparrow 的各个视图（对话、追踪、追踪页、回放）："
+        "脚本化的回复经过真实的智能体循环和工具运行，并非真实模型的输出。无需模型、无需网络即可打开。",
+    },
+    "examples.open": {"en": "Open an example session: {title}", "zh": "打开示例会话：{title}"},
+    "examples.banner": {
+        "en": "**Example session** ({name}): written to show Sparrow's views. Its replies come from a script run "
+        "through the real agent loop and tools, not from a live model.",
+        "zh": "**示例会话**（{name}）：用来展示 Sparrow 的视图。其中的回复来自经真实智能体循环和工具运行的脚本，"
+        "并非真实模型的输出。",
+    },
+    "examples.section": {"en": "Example sessions", "zh": "示例会话"},
+    "examples.section_help": {
+        "en": "Shipped with Sparrow to show its views; not your own sessions.",
+        "zh": "随 Sparrow 附带，用于展示其视图；不是你自己的会话。",
+    },
+    "examples.present": {"en": "Present", "zh": "演示"},
+    "report.download": {"en": "Download report (HTML)", "zh": "下载报告（HTML）"},
+    "report.help": {
+        "en": "One self-contained HTML file: opens offline in any browser, can be mailed.",
+        "zh": "一个独立的 HTML 文件：可离线在任何浏览器中打开，可直接通过邮件发送。",
+    },
+    "present.enter": {"en": "Presentation mode", "zh": "演示模式"},
+    "present.exit": {"en": "Exit presentation", "zh": "退出演示"},
+    "present.keys": {
+        "en": "→ or space: next step · ←: previous · Home / End: first / last",
+        "zh": "→ 或空格：下一步 · ←：上一步 · Home / End：第一步 / 最后一步",
+    },
+    "present.no_session": {
+        "en": "Open a session with at least one run to present it.",
+        "zh": "请先打开一个至少有一次运行的会话再进行演示。",
+    },
+}
+
+
+def td(key: str, **values: object) -> str:
+    """The demo string for ``key`` in the chosen UI language, formatted with ``values``."""
+    entry = STRINGS.get(key)
+    if entry is None:
+        return key
+    text = entry.get(lang()) or entry["en"]
+    return text.format(**values) if values else text
