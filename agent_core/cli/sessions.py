@@ -71,10 +71,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     resume.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     add_approval_option(resume)
     trace = _command(
-        sub, "export-trace", "export a session's trace as JSON Lines, OTLP/JSON or a Markdown report", cmd_export_trace
+        sub,
+        "export-trace",
+        "export a session's trace as JSON Lines, OTLP/JSON, a Markdown report or a self-contained HTML report",
+        cmd_export_trace,
     )
     trace.add_argument("id", help="session id")
-    trace.add_argument("--format", choices=FORMATS, default="jsonl", help="jsonl (default), otel or md")
+    trace.add_argument("--format", choices=FORMATS, default="jsonl", help="jsonl (default), otel, md or html")
+    trace.add_argument("--lang", choices=("en", "zh"), default="en", help="html: the report's language")
     trace.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     trace.add_argument(
         "--include-content",
@@ -238,7 +242,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
 def cmd_export_trace(args: argparse.Namespace) -> int:
     """Write the trace; with --format otel and OTEL_EXPORTER_OTLP_ENDPOINT set, also send it there."""
     with store_errors():
-        events = open_store(args).events(args.id)
+        store = open_store(args)
+        events, title = store.events(args.id), store.get_session(args.id).title
     try:
         prices = prices_from_env()
     except PricingError as exc:
@@ -247,6 +252,7 @@ def cmd_export_trace(args: argparse.Namespace) -> int:
         "jsonl": {},
         "otel": {"session_id": args.id, "include_content": args.include_content, "prices": prices},
         "md": {"title": f"Sparrow session {args.id}", "prices": prices},
+        "html": {"title": title, "prices": prices, "lang": args.lang},
     }[args.format]
     text = export_trace(events, args.format, **options)
     if args.output:
