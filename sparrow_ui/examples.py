@@ -31,10 +31,12 @@ def offer(store: SessionStore) -> None:
                 open_in_chat(info.id)
 
 
-def banner(info: SessionInfo | None) -> None:
-    """Say that the open session is an example (nothing for the user's own sessions)."""
+def banner(info: SessionInfo | None, *, compact: bool = False) -> None:
+    """Say that the open session is an example (nothing for the user's own sessions); ``compact``: one line."""
     name = example_name(info)
-    if name is not None:
+    if name is not None and compact:
+        st.caption(f":material/auto_stories: {td('examples.banner', name=name)}")
+    elif name is not None:
         st.info(td("examples.banner", name=name), icon=":material/auto_stories:")
 
 
