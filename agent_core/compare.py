@@ -63,8 +63,8 @@ class MetricRow:
 
     @property
     def differs(self) -> bool:
-        """True when the two sides show different values."""
-        return self.left != self.right
+        """True when the two sides show different values (or round to the same text but differ)."""
+        return self.left != self.right or bool(self.delta)
 
 
 @dataclass(frozen=True)

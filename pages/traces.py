@@ -6,7 +6,7 @@ import streamlit as st
 
 from agent_core.store import SessionNotFound
 from agent_core.timeline import build_timeline
-from sparrow_ui import charts, examples, exports, inspector, overview, replay
+from sparrow_ui import charts, compare, examples, exports, inspector, overview, replay
 from sparrow_ui.i18n import t
 from sparrow_ui.session_view import prices, session_view
 from sparrow_ui.sidebar import frame
@@ -46,6 +46,8 @@ if live is not None:
     refresh.button(t("traces.refresh"), icon=":material/refresh:", key="refresh", width="stretch")
 with run_column:
     turn = overview.pick_run(turns, live_run_id)
+with chat_column:
+    compare.compare_button(session_id, turn.run_id)
 run_events = [e for e in view.events if e.run_id == turn.run_id]
 
 run_tab, session_tab, replay_tab = overview.lazy_tabs(

@@ -33,6 +33,7 @@ def pages() -> list[st.Page]:
         st.Page("pages/traces.py", title=t("nav.traces"), icon=":material/timeline:"),
         st.Page("pages/memory.py", title=t("nav.memory"), icon=":material/psychology_alt:"),
         st.Page("pages/tools.py", title=t("nav.tools"), icon=":material/handyman:"),
+        st.Page("pages/compare.py", title=td("nav.compare"), icon=":material/compare_arrows:"),
         st.Page(PRESENT_PAGE, title=td("present.enter"), icon=":material/co_present:", visibility="hidden"),
     ]
 

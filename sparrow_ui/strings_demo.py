@@ -41,6 +41,37 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Open a session with at least one run to present it.",
         "zh": "请先打开一个至少有一次运行的会话再进行演示。",
     },
+    "nav.compare": {"en": "Compare", "zh": "对比"},
+    "compare.intro": {
+        "en": "Two turns side by side, from any sessions: their steps aligned, the differing tool calls and "
+        "arguments highlighted, and their figures.",
+        "zh": "并排对比任意会话中的两轮：步骤对齐，高亮不同的工具调用和参数，并列出各项指标。",
+    },
+    "compare.left": {"en": "Left", "zh": "左侧"},
+    "compare.right": {"en": "Right", "zh": "右侧"},
+    "compare.session": {"en": "Session", "zh": "会话"},
+    "compare.turn": {"en": "Turn", "zh": "轮次"},
+    "compare.metrics": {"en": "Metrics", "zh": "指标"},
+    "compare.steps": {"en": "Steps, aligned", "zh": "对齐的步骤"},
+    "compare.differing": {"en": "{count} of {total} step pairs differ", "zh": "{total} 对步骤中有 {count} 对不同"},
+    "compare.no_step": {"en": "(no such step)", "zh": "（没有对应的步骤）"},
+    "compare.need_turns": {
+        "en": "Compare needs at least one session with a run: ask a question or open an example first.",
+        "zh": "对比至少需要一个有运行的会话：请先提问或打开一个示例。",
+    },
+    "compare.open": {"en": "Compare", "zh": "对比"},
+    "compare.rerun": {"en": "Run again with…", "zh": "换个设置再运行…"},
+    "compare.rerun_help": {
+        "en": "Asks the left turn's question again in a fork of its session (the original stays as it is), "
+        "with the model below, then compares the two.",
+        "zh": "在该会话的分支中重新提出左侧这一轮的问题（原会话保持不变），使用下面的设置，然后进行对比。",
+    },
+    "compare.rerun_go": {"en": "Run again", "zh": "再次运行"},
+    "compare.rerun_needs_model": {
+        "en": "Connect a model in the sidebar to run again.",
+        "zh": "请先在侧边栏连接模型，才能再次运行。",
+    },
+    "compare.rerun_running": {"en": "Running the question again…", "zh": "正在重新运行这个问题…"},
 }
 
 
