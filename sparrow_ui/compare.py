@@ -76,7 +76,7 @@ def metrics_table(comparison: Comparison) -> None:
         {"": "≠" if r.differs else "", "metric": r.name, "left": r.left, "right": r.right, "Δ": r.delta}
         for r in comparison.metrics
     ]
-    st.dataframe(rows, hide_index=True, width="stretch", key="compare_metrics")
+    st.table(rows)
 
 
 def steps_view(comparison: Comparison) -> None:

@@ -44,7 +44,7 @@ def test_two_examples_side_by_side_with_their_differences() -> None:
     store = SessionStore.open()
     dates, chinese = open_example(store, "dates"), open_example(store, "chinese")
     at = open_compare(first_turn(store, dates.id), first_turn(store, chinese.id))
-    table = at.dataframe[0].value
+    table = at.table[0].value
     rows = {r["metric"]: r for r in table.to_dict("records")}
     assert rows["steps"]["left"] == "3" and rows["steps"]["right"] == "3" and rows["steps"][""] == ""
     assert rows["tokens"][""] == "≠"
@@ -68,7 +68,7 @@ def test_run_again_with_the_other_protocol_forks_and_compares(fake_llm: FakeOpen
     fork_id, _, run_id = at.query_params["right"].partition(":")
     assert fork_id != session.id and store.events(session.id) == before
     assert store.get_session(fork_id).parent_id == session.id
-    rows = {r["metric"]: r for r in at.dataframe[0].value.to_dict("records")}
+    rows = {r["metric"]: r for r in at.table[0].value.to_dict("records")}
     assert (rows["protocol"]["left"], rows["protocol"]["right"], rows["protocol"][""]) == ("react", "tools", "≠")
     assert rows["steps"]["right"] == "3" and rows["status"]["right"] == "completed"
     assert Transcript.from_events(store.events(fork_id)).turns[0].run_id == run_id

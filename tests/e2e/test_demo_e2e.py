@@ -105,3 +105,22 @@ def test_a_shared_link_presents_the_session_and_the_keys_step_through_it(
     page.get_by_role("button", name="Exit presentation").click()
     page.wait_for_url(re.compile(r"/traces\?session="))
     page.context.close()
+
+
+def test_compare_two_examples_side_by_side(browser: Any, no_key_app: tuple[str, Path]) -> None:
+    url, data_dir = no_key_app
+    store = SessionStore.open(f"sqlite:///{data_dir / 'sparrow.db'}")
+    left, right = open_example(store, "dates"), open_example(store, "chinese")
+    first = {s.id: store.events(s.id)[0].run_id for s in (left, right)}
+    page = tab(browser, 1500, 1900)
+    page.goto(f"{url}/compare?left={left.id}:{first[left.id]}&right={right.id}:{first[right.id]}")
+    wait_for_app(page)
+    page.get_by_text("1 of 3 step pairs differ").wait_for()
+    assert page.get_by_text("≠ calculator").count() >= 1
+    page.locator('[data-testid="stTable"]').first.wait_for()
+    page.get_by_text('"0.175 * 2340"').first.wait_for()
+    wait_for_app(page)
+    page.wait_for_timeout(1000)
+    shot(page, "demo_compare")
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.context.close()
