@@ -1,10 +1,12 @@
-"""Every tool an app or the CLI can offer: built-ins, web tools, long-term memory tools and plugins, with origins."""
+"""Every tool an app or the CLI can offer: built-ins, web, long-term memory, plugins and MCP servers, with origins."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from agent_core.longterm.tools import make_memory_tools
+from agent_core.mcp import McpConfig, McpTools, ServerHandle, load_mcp_tools
 from agent_core.tools import builtin_tools
 from agent_core.tools.base import Tool
 from agent_core.tools.plugins import load_plugins
@@ -17,9 +19,11 @@ class Catalog:
 
     tools: tuple[Tool, ...]
     origins: dict[str, str] = field(default_factory=dict)
-    """Tool name → ``built-in``, ``web``, ``memory`` or the plugin source (``module mypkg.tools``...)."""
+    """Tool name → ``built-in``, ``web``, ``memory``, ``mcp:<server>`` or the plugin source (``module mypkg.tools``)."""
     errors: tuple[str, ...] = ()
-    """Plugin sources or settings that failed, one sentence each."""
+    """Plugin sources, settings or MCP servers that failed, one sentence each."""
+    mcp_servers: tuple[ServerHandle, ...] = ()
+    """Configured MCP servers; ``.status()`` tells how each is doing now."""
 
     def get(self, names: list[str] | tuple[str, ...]) -> list[Tool]:
         """The tools with these names, in catalogue order; ValueError naming unknown ones."""
@@ -30,8 +34,15 @@ class Catalog:
         return [t for t in self.tools if t.name in names]
 
 
-def tool_catalog(*, web: bool = True, memory: bool = True, plugins: bool = True) -> Catalog:
-    """Built-ins, web tools (configured from the environment), memory tools (unbound), plugins (SPARROW_TOOLS...).
+def tool_catalog(
+    *,
+    web: bool = True,
+    memory: bool = True,
+    plugins: bool = True,
+    mcp: str | os.PathLike[str] | McpConfig | bool = True,
+) -> Catalog:
+    """Built-ins, web tools (configured from the environment), memory tools (unbound), plugins (SPARROW_TOOLS...),
+    then the tools of MCP servers (``mcp``: a config file or McpConfig; True looks for one; False skips them).
 
     The memory tools (remember, recall) need a store and a session: bind them when starting a run with
     ``agent_core.longterm.tools.bind_memory_tools``.
@@ -56,4 +67,15 @@ def tool_catalog(*, web: bool = True, memory: bool = True, plugins: bool = True)
         tools += list(loaded.tools)
         origins.update(loaded.origins)
         errors += loaded.errors
-    return Catalog(tuple(tools), origins, tuple(errors))
+    servers = _mcp_tools(mcp, tools)
+    tools += servers.tools
+    origins.update(servers.origins)
+    errors += servers.errors
+    return Catalog(tuple(tools), origins, tuple(errors), servers.servers)
+
+
+def _mcp_tools(mcp: str | os.PathLike[str] | McpConfig | bool, taken: list[Tool]) -> McpTools:
+    """The MCP servers' tools (none when ``mcp`` is False), named clear of the ``taken`` ones."""
+    if mcp is False:
+        return McpTools()
+    return load_mcp_tools(None if mcp is True else mcp, taken=[t.name for t in taken])

@@ -73,7 +73,7 @@ class RunStarted(EventBase):
     model: str
     """Model name as configured."""
     protocol: str
-    """``react`` (text protocol) or ``tools`` (native tool calling)."""
+    """``react`` (text protocol), ``tools`` (native tool calling) or ``json`` (schema-constrained replies)."""
     tools: tuple[dict[str, Any], ...] = ()
     """JSON schemas of the tools available to this run (OpenAI function format)."""
     settings: dict[str, Any] = field(default_factory=dict)

@@ -120,6 +120,11 @@ def turn_calls(turn: TurnView) -> list[TimedCall]:
     return [_timed(call) for call in turn.calls]
 
 
+def timed_call(call: ModelFinished | ActionView) -> TimedCall:
+    """One folded call (an entry of ``TurnView.calls``) placed in time."""
+    return _timed(call)
+
+
 def _timed(call: ModelFinished | ActionView) -> TimedCall:
     if isinstance(call, ModelFinished):
         return TimedCall("model", call.step, call.ts - call.latency_ms / 1000, call.ts, call)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from sparrow_ui.strings_mcp import STRINGS as MCP_STRINGS
 from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 
@@ -59,6 +60,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "agent.protocol": {"en": "Protocol", "zh": "协议"},
     "agent.protocol.react": {"en": "ReAct text", "zh": "ReAct 文本"},
     "agent.protocol.tools": {"en": "Native tools", "zh": "原生工具调用"},
+    "agent.protocol.json": {"en": "JSON schema", "zh": "JSON 模式"},
     "agent.max_steps": {"en": "Max steps", "zh": "最大步数"},
     "agent.temperature": {"en": "Temperature", "zh": "温度"},
     "agent.tools": {"en": "Tools", "zh": "工具"},
@@ -178,6 +180,7 @@ STRINGS: dict[str, dict[str, str]] = {
 
 STRINGS.update(TRACES_STRINGS)
 STRINGS.update(MEMORY_STRINGS)
+STRINGS.update(MCP_STRINGS)
 
 
 def lang() -> str:

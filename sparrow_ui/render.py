@@ -17,6 +17,7 @@ import streamlit as st
 from agent_core.formatting import clip, format_cost, format_duration, format_tokens
 from agent_core.metrics import RunMetrics, SessionMetrics, ToolStats
 from agent_core.pricing import PriceTable
+from agent_core.protocols.json_reply import partial_answer
 from agent_core.transcript import ActionView, StepView, TurnView
 from sparrow_ui.i18n import status_label, t
 
@@ -75,10 +76,13 @@ def answer_body(turn: TurnView) -> None:
 
 
 def _visible_answer(streamed: str, protocol: str) -> str:
-    """What of a streaming reply belongs in the chat: for ReAct, only what follows ``Final Answer:``.
+    """What of a streaming reply belongs in the chat: for ReAct, only what follows ``Final Answer:`` (JSON: its
+    ``final_answer`` so far).
 
     Thoughts and actions stream into the trace panel instead.
     """
+    if protocol == "json":
+        return partial_answer(streamed)
     if protocol != "react":
         return streamed
     match = _FINAL.search(streamed)
@@ -246,4 +250,4 @@ def _links(details: Any) -> None:
         if isinstance(item, dict) and str(item.get("url", "")).startswith(("http://", "https://"))
     ]
     if lines:
-        st.markdown("\n".join(lines))
+        st.markdown(safe_markdown("\n".join(lines)))  # titles come from tools (web pages, MCP servers)

@@ -17,6 +17,7 @@ from agent_core.longterm.tools import bind_memory_tools
 from agent_core.sessions import agent_for_session, config_from_agent, resume_run, split_at_run
 from agent_core.store import SessionStore, record_events
 from agent_core.tools import Tool
+from agent_core.trace_export.live import live_export
 from sparrow_ui.i18n import t
 from sparrow_ui.state import ModelConfig, live_runs
 
@@ -54,7 +55,8 @@ def start_question(store: SessionStore, session_id: str, config: ModelConfig, qu
     run_id = new_run_id()
 
     def make(cancel: CancelToken) -> Iterator[Event]:
-        return record_events(store, session_id, agent.run(question, cancel=cancel, run_id=run_id))
+        recorded = record_events(store, session_id, agent.run(question, cancel=cancel, run_id=run_id))
+        return live_export(recorded, session_id=session_id)  # spans sent while the run goes, if OTLP is set
 
     return live_runs().start(session_id, make, run_id=run_id, approvals=agent.approvals)
 
@@ -65,7 +67,8 @@ def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig
     _, run_events = split_at_run(store.events(session_id), run_id)
 
     def make(cancel: CancelToken) -> Iterator[Event]:
-        return resume_run(store, session_id, agent, cancel=cancel)
+        resumed = resume_run(store, session_id, agent, cancel=cancel)
+        return live_export(resumed, session_id=session_id, earlier=run_events)
 
     return live_runs().start(session_id, make, run_id=run_id, base=run_events, approvals=agent.approvals)
 

@@ -84,7 +84,7 @@ def _agent_settings() -> None:
     """Protocol, step limit, temperature, enabled tools and tool retrieval."""
     translated_radio(
         t("agent.protocol"),
-        ["react", "tools"],
+        ["react", "tools", "json"],
         key="cfg_protocol",
         default="react",
         format_func=lambda p: t(f"agent.protocol.{p}"),

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterator
+from functools import partial
 
 from agent_core.cli.common import (
     add_approval_option,
+    add_content_option,
     add_db_option,
     add_model_options,
     agent_from_args,
@@ -15,6 +17,7 @@ from agent_core.cli.common import (
     open_store,
     store_errors,
 )
+from agent_core.cli.mcp_servers import add_mcp_option
 from agent_core.cli.terminal import report, with_sigint
 from agent_core.events import Event
 from agent_core.limits import CancelToken
@@ -22,6 +25,7 @@ from agent_core.longterm.store import MemoryStore
 from agent_core.longterm.tools import connect_memory
 from agent_core.protocols import PROTOCOLS
 from agent_core.sessions import config_from_agent, load_memory, run_in_session
+from agent_core.trace_export.live import live_export
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -29,7 +33,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ask = subparsers.add_parser("ask", help="answer a question, printing the live trace to stderr")
     ask.add_argument("question")
     add_model_options(ask)
-    ask.add_argument("--protocol", choices=sorted(PROTOCOLS), help="ReAct text or native tools (default: react)")
+    ask.add_argument(
+        "--protocol",
+        choices=sorted(PROTOCOLS),
+        help="react (ReAct text, the default), tools (native tool calls) or json (schema-constrained JSON replies)",
+    )
     ask.add_argument("--max-steps", type=int, help="default 10")
     ask.add_argument("--time-limit", type=float, help="seconds per run (default 300)")
     ask.add_argument("--tool-timeout", type=float, help="seconds per tool call (default 30)")
@@ -37,6 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ask.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
     ask.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     add_approval_option(ask)
+    add_content_option(ask)
+    add_mcp_option(ask)
     saving = ask.add_mutually_exclusive_group()
     saving.add_argument(
         "--session", metavar="ID", help="continue this session (its protocol and settings are defaults)"
@@ -52,7 +62,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     approvals = approvals_of(args)
     if args.no_save:
         agent = agent_from_args(args)
-        run = with_sigint(cancel, lambda: agent.run(args.question, cancel=cancel))
+        live = partial(live_export, include_content=args.include_content)
+        run = with_sigint(cancel, lambda: live(agent.run(args.question, cancel=cancel)))
         return report(run, as_json=args.json, approvals=approvals)
     run = with_sigint(cancel, recorded_ask(args, cancel))
     return report(run, as_json=args.json, approvals=approvals)
@@ -77,4 +88,5 @@ def recorded_ask(args: argparse.Namespace, cancel: CancelToken) -> Callable[[], 
                 )
         connect_memory(agent, MemoryStore(store.engine), session_id=session.id)
     session_id = session.id
-    return lambda: run_in_session(store, session_id, agent, args.question, cancel=cancel)
+    live = partial(live_export, session_id=session_id, include_content=args.include_content)
+    return lambda: live(run_in_session(store, session_id, agent, args.question, cancel=cancel))

@@ -13,6 +13,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from agent_core.agent import Agent, AgentSettings
 from agent_core.approvals import Approvals
 from agent_core.catalog import tool_catalog
+from agent_core.cli.mcp_servers import mcp_source
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryNotFound
 from agent_core.models import ModelError, OpenAIChatModel
@@ -45,6 +46,16 @@ def add_approval_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_content_option(parser: argparse.ArgumentParser) -> None:
+    """--include-content: live-exported spans carry prompts, replies and tool I/O (see OTEL_EXPORTER_OTLP_ENDPOINT)."""
+    parser.add_argument(
+        "--include-content",
+        action="store_true",
+        default=None,
+        help="with OTEL_EXPORTER_OTLP_ENDPOINT set, put prompts, replies and tool I/O on the spans sent live",
+    )
+
+
 def add_model_options(parser: argparse.ArgumentParser) -> None:
     """--model, --base-url, --api-key, --no-stream, --timeout (environment variables are the defaults)."""
     parser.add_argument("--model", help="model name (default: $SPARROW_MODEL or gpt-4o-mini)")
@@ -68,9 +79,9 @@ def model_from_args(args: argparse.Namespace, default_model: str | None = None) 
         raise CliError(str(exc)) from None
 
 
-def select_tools(names: str | None, *, memory: bool = True) -> list[Tool]:
-    """Every catalogued tool (built-in, web, plugins, memory), or those named in a comma-separated list."""
-    catalog = tool_catalog(memory=memory)
+def select_tools(names: str | None, *, memory: bool = True, mcp: str | os.PathLike[str] | bool = True) -> list[Tool]:
+    """Every catalogued tool (built-in, web, plugins, memory, MCP), or those named in a comma-separated list."""
+    catalog = tool_catalog(memory=memory, mcp=mcp)
     for problem in catalog.errors:
         print(f"sparrow: warning: {problem}", file=sys.stderr)
     if not names:
@@ -92,7 +103,8 @@ def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = Non
     try:
         model = model_from_args(args, config.model if config else None)
         # Long-term memory belongs to sessions: a run that is not recorded gets no remember/recall.
-        tools = select_tools(getattr(args, "tools", None), memory=not getattr(args, "no_save", False))
+        memory = not getattr(args, "no_save", False)
+        tools = select_tools(getattr(args, "tools", None), memory=memory, mcp=mcp_source(args))
         return Agent(model, tools, protocol=protocol, settings=settings, approvals=approvals_of(args), **overrides)
     except ValueError as exc:
         raise CliError(str(exc)) from None

@@ -8,6 +8,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 from agent_core.cli import examples
@@ -16,6 +17,7 @@ from agent_core.cli.common import (
     EXIT_RUN_FAILED,
     CliError,
     add_approval_option,
+    add_content_option,
     add_model_options,
     agent_from_args,
     approvals_of,
@@ -23,6 +25,7 @@ from agent_core.cli.common import (
     store_errors,
     subcommand,
 )
+from agent_core.cli.mcp_servers import add_mcp_option
 from agent_core.cli.terminal import report, with_sigint
 from agent_core.events import Event, RunFinished, RunStarted
 from agent_core.formatting import format_timestamp
@@ -46,6 +49,7 @@ from agent_core.trace_export import (
     otlp_endpoint,
     send_otlp,
 )
+from agent_core.trace_export.live import live_export
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -70,6 +74,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     add_model_options(resume)
     resume.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     add_approval_option(resume)
+    add_content_option(resume)
+    add_mcp_option(resume)
     trace = _command(
         sub,
         "export-trace",
@@ -235,7 +241,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
             raise NothingToResume(f"session {args.id} has no interrupted run")
         agent = connect_memory(agent_from_args(args, session.config), MemoryStore(store.engine), session_id=args.id)
     cancel = CancelToken()
-    run = with_sigint(cancel, lambda: resume_run(store, args.id, agent, cancel=cancel))
+    live = partial(live_export, session_id=args.id, include_content=args.include_content, earlier=store.events(args.id))
+    run = with_sigint(cancel, lambda: live(resume_run(store, args.id, agent, cancel=cancel)))
     return report(run, as_json=args.json, approvals=approvals_of(args))
 
 

@@ -8,19 +8,22 @@ import sys
 
 from agent_core.catalog import tool_catalog
 from agent_core.cli.common import EXIT_OK
+from agent_core.cli.mcp_servers import add_mcp_option, mcp_source, print_servers
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the ``tools`` command."""
     tools = subparsers.add_parser("tools", help="list the available tools and their parameter schemas")
+    add_mcp_option(tools)
     tools.set_defaults(handler=cmd_tools)
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
-    """Print each tool (built-in, web, plugins) with where it comes from and its JSON schema."""
-    catalog = tool_catalog()
+    """Print each MCP server's status, then each tool (built-in, web, plugins, MCP) with its origin and schema."""
+    catalog = tool_catalog(mcp=mcp_source(args))
     for problem in catalog.errors:
         print(f"sparrow: warning: {problem}", file=sys.stderr)
+    print_servers(catalog, sys.stdout)
     for t in catalog.tools:
         approval = ", asks for approval" if t.needs_approval else ""
         print(f"{t.name} [{catalog.origins.get(t.name, '?')}{approval}]: {t.description}")

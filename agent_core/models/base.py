@@ -57,6 +57,8 @@ class ModelRequest:
     tools: list[dict[str, Any]] | None = None
     """OpenAI function-tool schemas, for native tool calling."""
     stop: list[str] | None = None
+    response_format: dict[str, Any] | None = None
+    """OpenAI ``response_format`` (a ``json_schema`` for protocol ``json``); see ``OpenAIChatModel`` for fallbacks."""
     temperature: float | None = None
     timeout: float | None = None
     """Seconds the whole call may take (the run's remaining time is folded in)."""

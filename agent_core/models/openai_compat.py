@@ -47,6 +47,8 @@ class OpenAIChatModel:
         self.timeout = timeout
         self.streaming = streaming
         self._send_stream_options = True
+        self.json_mode: str = "json_schema"
+        """How a ``json_schema`` response format is sent: as is, or as ``json_object`` once the server refused it."""
         # The openai client retries 429, 5xx, timeouts and connection errors with exponential backoff.
         self._client = openai.OpenAI(
             api_key=key or NO_KEY_PLACEHOLDER,
@@ -85,6 +87,8 @@ class OpenAIChatModel:
             params["tools"] = request.tools
         if request.stop:
             params["stop"] = request.stop
+        if request.response_format:
+            params["response_format"] = self._response_format(request.response_format)
         if request.temperature is not None:
             params["temperature"] = request.temperature
         if stream and self._send_stream_options:
@@ -94,16 +98,35 @@ class OpenAIChatModel:
         params.update(request.extra)
         return params
 
+    def _response_format(self, wanted: dict[str, Any]) -> dict[str, Any]:
+        if wanted.get("type") == "json_schema" and self.json_mode == "json_object":
+            return {"type": "json_object"}  # the reply is still checked against the schema by the protocol
+        return wanted
+
     def _create(self, request: ModelRequest, stream: bool) -> Any:
         try:
             return self._client.chat.completions.create(**self._params(request, stream))
-        except openai.BadRequestError as exc:
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
             if stream and self._send_stream_options and "stream_options" in str(exc):
                 self._send_stream_options = False  # older servers reject it; usage is then estimated
                 return self._create(request, stream)
+            if request.response_format and "response_format" in str(exc):
+                return self._without_schema(request, stream, exc)
             raise self._translate(exc) from None
         except openai.OpenAIError as exc:
             raise self._translate(exc) from None
+
+    def _without_schema(self, request: ModelRequest, stream: bool, exc: openai.APIStatusError) -> Any:
+        """After a refused ``response_format``: retry in JSON mode once, else say the protocol cannot work here."""
+        if self.json_mode == "json_schema" and (request.response_format or {}).get("type") == "json_schema":
+            self.json_mode = "json_object"
+            return self._create(request, stream)
+        raise ModelError(
+            "bad_request",
+            f"{self.endpoint} accepts neither a JSON schema nor JSON mode for replies of model {self.name!r} "
+            f"(it refused response_format{_server_message(exc).replace(' Server said:', ':')}), so protocol json "
+            "cannot be used with it: choose the react or tools protocol.",
+        ) from None
 
     def _streamed(self, request: ModelRequest) -> Iterator[ModelOutput]:
         started = time.perf_counter()

@@ -1,14 +1,19 @@
-"""The two ways Sparrow talks to models about tools."""
+"""The three ways Sparrow talks to models about tools: ReAct text, native tool calls, schema-constrained JSON."""
 
 from agent_core.protocols.base import AgentProtocol, Decision
+from agent_core.protocols.json_schema import JsonSchemaProtocol
 from agent_core.protocols.native_tools import NativeToolsProtocol
 from agent_core.protocols.react_text import ReactTextProtocol
 
-PROTOCOLS: dict[str, type[AgentProtocol]] = {"react": ReactTextProtocol, "tools": NativeToolsProtocol}
+PROTOCOLS: dict[str, type[AgentProtocol]] = {
+    "react": ReactTextProtocol,
+    "tools": NativeToolsProtocol,
+    "json": JsonSchemaProtocol,
+}
 
 
 def get_protocol(name: str | AgentProtocol) -> AgentProtocol:
-    """A protocol instance from its name (``react`` or ``tools``) or as given."""
+    """A protocol instance from its name (``react``, ``tools`` or ``json``) or as given."""
     if isinstance(name, AgentProtocol):
         return name
     try:
@@ -17,4 +22,12 @@ def get_protocol(name: str | AgentProtocol) -> AgentProtocol:
         raise ValueError(f"unknown protocol {name!r}; choose one of: {', '.join(PROTOCOLS)}") from None
 
 
-__all__ = ["PROTOCOLS", "AgentProtocol", "Decision", "NativeToolsProtocol", "ReactTextProtocol", "get_protocol"]
+__all__ = [
+    "PROTOCOLS",
+    "AgentProtocol",
+    "Decision",
+    "JsonSchemaProtocol",
+    "NativeToolsProtocol",
+    "ReactTextProtocol",
+    "get_protocol",
+]

@@ -1,7 +1,8 @@
 """A deterministic, rule-driven stand-in for an LLM, served by FakeOpenAIServer for app and browser tests and demos.
 
-It reads the conversation like a model would and answers in either protocol: ReAct text when the
-request has no ``tools``, native tool calls when it does. It only knows a few question shapes.
+It reads the conversation like a model would and answers in any protocol: native tool calls when the
+request has ``tools``, a JSON object when it asks for a ``response_format``, ReAct text otherwise. It only
+knows a few question shapes.
 """
 
 from __future__ import annotations
@@ -22,41 +23,41 @@ SLOW = "Tell me a very long story slowly."
 def rule_reply(body: dict[str, Any]) -> Reply:
     """The next reply for a chat-completions request body."""
     messages = body.get("messages", [])
-    native = bool(body.get("tools"))
+    style = "tools" if body.get("tools") else "json" if body.get("response_format") else ""
     question = _question(messages)
     observations = _observations(messages)
     if SLOW.lower() in question.lower():
         return Reply("Thought: " + "once upon a time " * 400, chunk_delay=0.05)
     if m := re.search(r"fetch (https?://\S+)", question, re.I):
         if not observations:
-            return _call(native, "I will fetch the page.", "fetch_url", {"url": m.group(1)})
-        return _final(native, "I have the tool's reply.", f"The fetch tool said: {observations[-1].strip()}")
+            return _call(style, "I will fetch the page.", "fetch_url", {"url": m.group(1)})
+        return _final(style, "I have the tool's reply.", f"The fetch tool said: {observations[-1].strip()}")
     if "17 * 23" in question:
         if not observations:
-            return _call(native, "First I multiply 17 by 23.", "calculator", {"expression": "17 * 23"})
+            return _call(style, "First I multiply 17 by 23.", "calculator", {"expression": "17 * 23"})
         if len(observations) == 1:
             args = {"operation": "add", "date": "2024-05-20", "days": 150}
-            return _call(native, "Now the date arithmetic.", "date_calculator", args)
+            return _call(style, "Now the date arithmetic.", "date_calculator", args)
         weekday = re.search(r"= (\d{4}-\d{2}-\d{2}) \((\w+)\)", observations[-1])
         day = f"{weekday.group(1)}, a {weekday.group(2)}" if weekday else "unknown"
         return _final(
-            native,
+            style,
             "Both results are in.",
             f"17 × 23 = {observations[0].strip()}, and 150 days after 2024-05-20 is {day}.",
         )
     if m := re.search(r"what is ([\d\s+*/().-]+)\??$", question, re.I):
         if not observations:
-            return _call(native, "I will use the calculator.", "calculator", {"expression": m.group(1).strip()})
-        return _final(native, "Done.", f"The result is {observations[-1].strip()}.")
+            return _call(style, "I will use the calculator.", "calculator", {"expression": m.group(1).strip()})
+        return _final(style, "Done.", f"The result is {observations[-1].strip()}.")
     if m := re.search(r"add (\d+) to that", question, re.I):
         previous = _previous_answer(messages)
         number = re.findall(r"-?\d+(?:\.\d+)?", previous or "")
         if not observations and number:
             return _call(
-                native, "Add to the previous result.", "calculator", {"expression": f"{number[0]} + {m.group(1)}"}
+                style, "Add to the previous result.", "calculator", {"expression": f"{number[0]} + {m.group(1)}"}
             )
-        return _final(native, "Done.", f"The result is {observations[-1].strip() if observations else '?'}.")
-    return _final(native, "A simple question.", f"You said: {question}")
+        return _final(style, "Done.", f"The result is {observations[-1].strip() if observations else '?'}.")
+    return _final(style, "A simple question.", f"You said: {question}")
 
 
 def _question(messages: list[dict[str, Any]]) -> str:
@@ -93,15 +94,20 @@ def _previous_answer(messages: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def _call(native: bool, thought: str, tool: str, arguments: dict[str, Any]) -> Reply:
-    if native:
+def _call(style: str, thought: str, tool: str, arguments: dict[str, Any]) -> Reply:
+    """``style``: "tools", "json" or "" (ReAct text)."""
+    if style == "json":
+        return Reply(json.dumps({"thought": thought, "action": {"tool": tool, "arguments": arguments}}))
+    if style == "tools":
         return Reply(thought, tool_calls=((tool, arguments),), chunk_delay=0.01)
     text = f"Thought: {thought}\nAction: {tool}\nAction Input: {json.dumps(arguments)}"
     return Reply(text, chunk_delay=0.01)
 
 
-def _final(native: bool, thought: str, answer: str) -> Reply:
-    if native:
+def _final(style: str, thought: str, answer: str) -> Reply:
+    if style == "json":
+        return Reply(json.dumps({"thought": thought, "final_answer": answer}, ensure_ascii=False), chunk_delay=0.01)
+    if style == "tools":
         return Reply(answer, chunk_delay=0.01)
     return Reply(f"Thought: {thought}\nFinal Answer: {answer}", chunk_delay=0.01)
 

@@ -1,7 +1,8 @@
 """A real HTTP server speaking the OpenAI chat-completions API on 127.0.0.1, for tests and demos of failure.
 
 It streams SSE chunks (text, reasoning_content, tool calls, a usage chunk), honours ``stop``, and can
-inject HTTP errors, delays and stalls, so the real ``openai`` client is exercised end to end.
+inject HTTP errors, delays and stalls, so the real ``openai`` client is exercised end to end. It can also
+refuse ``response_format`` types, as servers without structured output do.
 """
 
 from __future__ import annotations
@@ -34,12 +35,15 @@ class FakeOpenAIServer:
         api_key: str | None = None,
         honor_stop: bool = True,
         port: int = 0,
+        response_formats: Iterable[str] | None = None,
     ) -> None:
         self.responder: Responder | None = replies if callable(replies) else None
         self._queue: deque[Reply] = deque() if callable(replies) else deque(as_reply(r) for r in replies)
         self.models = list(models)
         self.api_key = api_key
         self.honor_stop = honor_stop
+        self.accepted_formats = None if response_formats is None else set(response_formats)
+        """``response_format`` types served (e.g. ``{"json_object"}``); others get a 400 like OpenAI's. None: all."""
         self.requests: list[dict[str, Any]] = []
         self.closing = threading.Event()
         self._lock = threading.Lock()
@@ -87,6 +91,21 @@ class FakeOpenAIServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    @property
+    def response_formats(self) -> list[dict[str, Any] | None]:
+        """The ``response_format`` of every request received (None where there was none), refused ones included."""
+        with self._lock:
+            return [body.get("response_format") for body in self.requests]
+
+    def refuses(self, body: dict[str, Any]) -> str | None:
+        """The error message for a ``response_format`` this server does not serve (the request is recorded)."""
+        kind = (body.get("response_format") or {}).get("type")
+        if kind is None or self.accepted_formats is None or kind in self.accepted_formats:
+            return None
+        with self._lock:
+            self.requests.append(body)
+        return f"Invalid parameter: 'response_format' of type '{kind}' is not supported with this model."
+
     def next_reply(self, body: dict[str, Any]) -> Reply:
         """The reply for a request: from the responder, else the queue, else a clear 500."""
         with self._lock:
@@ -129,6 +148,9 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
             if body.get("model") not in server.models:
                 self._error(404, f"The model `{body.get('model')}` does not exist", "model_not_found")
+                return
+            if refusal := server.refuses(body):
+                self._error(400, refusal, "invalid_parameter")
                 return
             reply = server.next_reply(body)
             if reply.delay and server.closing.wait(reply.delay):

@@ -23,7 +23,8 @@ from typing import Any, Literal
 from agent_core.events import Event, ModelFinished, ToolFinished, ToolStarted, with_full_messages
 from agent_core.metrics import turn_metrics
 from agent_core.pricing import DEFAULT_TABLE, PriceTable
-from agent_core.timeline import TimedCall, turn_calls
+from agent_core.timeline import TimedCall, timed_call, turn_calls
+from agent_core.trace_export import openinference
 from agent_core.transcript import Transcript
 from agent_core.turns import TurnView
 
@@ -97,6 +98,27 @@ def build_spans(
     return spans
 
 
+def run_span(turn: TurnView, **options: Any) -> SpanData:
+    """The run span of one folded run, exactly as :func:`build_spans` makes it (same options)."""
+    return _run_spans(turn, _context(turn, **options))[0]
+
+
+def call_span(turn: TurnView, index: int, **options: Any) -> SpanData:
+    """The span of the run's ``index``-th call (in start order), exactly as :func:`build_spans` makes it."""
+    return _call_span(timed_call(turn.calls[index]), index, _context(turn, **options))
+
+
+def _context(
+    turn: TurnView,
+    *,
+    session_id: str | None = None,
+    provider: str | None = None,
+    include_content: bool = False,
+    prices: PriceTable = DEFAULT_TABLE,
+) -> _Context:
+    return _Context(session_id, provider, include_content, prices, turn)
+
+
 class _Context:
     """What every span of one run needs to know."""
 
@@ -113,11 +135,17 @@ class _Context:
         self.trace_id = _hex_id(16, "trace", session_id or "", self.run_id)
         self.run_span_id = _hex_id(8, "run", session_id or "", self.run_id)
         self.descriptions = _tool_descriptions(self.started.tools if self.started else ())
+        self.schemas = {_tool_name(s): s for s in (self.started.tools if self.started else ())}
 
     def temperature(self) -> float | None:
         """The run's sampling temperature, when it recorded one."""
         value = self.started.settings.get("temperature") if self.started else None
         return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    def parameters(self) -> dict[str, Any]:
+        """The sampling parameters sent with each model call (OpenInference's ``llm.invocation_parameters``)."""
+        temperature = self.temperature()
+        return {"model": self.model} | ({"temperature": temperature} if temperature is not None else {})
 
 
 def _run_spans(run: TurnView, ctx: _Context) -> list[SpanData]:
@@ -151,8 +179,17 @@ def _agent_span(run: TurnView, ctx: _Context, start_ns: int, end_ns: int) -> Spa
         error = finished.error or finished.status
     if ctx.content:
         attributes.update(_run_content(run, ctx))
+    attributes.update(_openinference_agent(run, ctx))
     name = f"invoke_agent {AGENT_NAME}"
     return SpanData(ctx.trace_id, ctx.run_span_id, None, name, "internal", start_ns, end_ns, _clean(attributes), error)
+
+
+def _openinference_agent(run: TurnView, ctx: _Context) -> dict[str, AttributeValue | None]:
+    question = ctx.started.question if ctx.started else None
+    return openinference.agent_attributes(
+        agent_name=AGENT_NAME, session_id=ctx.session_id, question=question, answer=run.answer_given,
+        content=ctx.content,
+    )  # fmt: skip
 
 
 def _call_span(call: TimedCall, index: int, ctx: _Context) -> SpanData:
@@ -179,6 +216,9 @@ def _model_span(call: TimedCall, m: ModelFinished, index: int, ctx: _Context) ->
     if ctx.content:
         attributes["gen_ai.input.messages"] = _json([_semconv_message(msg) for msg in m.messages])
         attributes["gen_ai.output.messages"] = _json([_output_message(m)])
+    tools = ctx.started.tools if ctx.started else ()
+    options = {"provider": ctx.provider, "session_id": ctx.session_id, "parameters": ctx.parameters()}
+    attributes.update(openinference.llm_attributes(m, model=model, tools=tools, content=ctx.content, **options))
     return _child(ctx, "model", index, f"chat {model}", "client", call, attributes, m.error)
 
 
@@ -200,6 +240,11 @@ def _tool_span(call: TimedCall, index: int, ctx: _Context) -> SpanData:
     }
     if ctx.content:
         attributes.update(_tool_content(begun, done))
+    attributes.update(
+        openinference.tool_attributes(
+            begun, done, session_id=ctx.session_id, schema=ctx.schemas.get(either.tool), content=ctx.content
+        )
+    )
     return _child(ctx, "tool", index, f"execute_tool {either.tool}", "internal", call, attributes, error)
 
 
@@ -306,6 +351,11 @@ def _tool_descriptions(schemas: Iterable[Mapping[str, Any]]) -> dict[str, str]:
         if isinstance(function, Mapping) and function.get("name") and function.get("description"):
             found[str(function["name"])] = str(function["description"])
     return found
+
+
+def _tool_name(schema: Mapping[str, Any]) -> str:
+    function = schema.get("function", schema)
+    return str(function.get("name", "")) if isinstance(function, Mapping) else ""
 
 
 def _clean(attributes: Mapping[str, AttributeValue | None]) -> dict[str, AttributeValue]:

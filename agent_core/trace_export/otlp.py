@@ -102,6 +102,16 @@ def _any_value(value: AttributeValue) -> dict[str, Any]:
     return {"arrayValue": {"values": [_any_value(v) for v in value]}}
 
 
+def resource_attributes(service_name: str = SERVICE_NAME) -> dict[str, AttributeValue]:
+    """The resource of Sparrow's spans: ``service.name`` and ``service.version``."""
+    return _resource_attributes(service_name)
+
+
+def scope() -> tuple[str, str | None]:
+    """The instrumentation scope of Sparrow's spans: name and version."""
+    return SCOPE_NAME, _version()
+
+
 def _resource_attributes(service_name: str) -> dict[str, AttributeValue]:
     attributes: dict[str, AttributeValue] = {"service.name": service_name}
     if version := _version():

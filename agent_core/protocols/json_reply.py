@@ -1,0 +1,163 @@
+"""The ``json`` protocol's reply: its JSON Schema, built from the offered tools' own schemas, and its reader.
+
+A reply is one object, either ``{"thought": ..., "action": {"tool": NAME, "arguments": {...}}}`` or
+``{"thought": ..., "final_answer": ...}``. The schema is an ``anyOf`` with one branch per tool (its name as
+an ``enum`` of one, its arguments as the tool's parameter schema) and one for the answer; every object is
+closed (``additionalProperties: false``), so a reply with both an action and an answer, an unknown tool or
+arguments that break the tool's schema matches no branch. The reader never raises: anything unusable
+becomes a format problem in one sentence (in ``json_object`` mode nothing enforces the schema).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_core.tools.base import Tool
+
+SCHEMA_NAME = "sparrow_step"
+"""``json_schema.name`` of the response format."""
+_REF_PREFIXES = ("#/$defs/", "#/definitions/")
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```\s*$", re.DOTALL)
+_DECODER = json.JSONDecoder()
+
+
+def reply_schema(tools: Sequence[Tool]) -> dict[str, Any]:
+    """The JSON Schema every reply must match, for these tools."""
+    definitions: dict[str, Any] = {}
+    branches = [_action_branch(t, definitions) for t in tools] + [_answer_branch()]
+    schema: dict[str, Any] = {"type": "object", "anyOf": branches}
+    if definitions:
+        schema["$defs"] = definitions
+    return schema
+
+
+def response_format(tools: Sequence[Tool]) -> dict[str, Any]:
+    """The ``response_format`` request field that makes a server enforce :func:`reply_schema`."""
+    return {"type": "json_schema", "json_schema": {"name": SCHEMA_NAME, "schema": reply_schema(tools), "strict": True}}
+
+
+def _thought() -> dict[str, Any]:
+    return {"type": "string", "description": "Your reasoning about what to do next."}
+
+
+def _action_branch(t: Tool, definitions: dict[str, Any]) -> dict[str, Any]:
+    action = {
+        "type": "object",
+        "properties": {"tool": {"type": "string", "enum": [t.name]}, "arguments": _hoisted(t, definitions)},
+        "required": ["tool", "arguments"],
+        "additionalProperties": False,
+    }
+    return _closed({"thought": _thought(), "action": action})
+
+
+def _answer_branch() -> dict[str, Any]:
+    answer = {"type": "string", "minLength": 1, "description": "The answer for the user."}
+    return _closed({"thought": _thought(), "final_answer": answer})
+
+
+def _closed(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def _hoisted(t: Tool, definitions: dict[str, Any]) -> dict[str, Any]:
+    """The tool's parameter schema, its ``$defs`` moved to the root under names prefixed by the tool's."""
+    schema = copy.deepcopy(t.parameters)
+    local = {**schema.pop("definitions", {}), **schema.pop("$defs", {})}
+    for name, definition in local.items():
+        definitions[f"{t.name}__{name}"] = _renamed_refs(definition, t.name)
+    return _renamed_refs(schema, t.name)
+
+
+def _renamed_refs(node: Any, tool_name: str) -> Any:
+    if isinstance(node, dict):
+        renamed = {k: _renamed_refs(v, tool_name) for k, v in node.items()}
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(_REF_PREFIXES):
+            renamed["$ref"] = f"#/$defs/{tool_name}__{ref.rsplit('/', 1)[1]}"
+        return renamed
+    if isinstance(node, list):
+        return [_renamed_refs(item, tool_name) for item in node]
+    return node
+
+
+@dataclass(frozen=True)
+class JsonReply:
+    """What a reply says (or why it cannot be used)."""
+
+    thought: str = ""
+    tool: str | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)
+    final_answer: str | None = None
+    problem: str | None = None
+
+
+def read_reply(text: str) -> JsonReply:
+    """Read one reply; tolerates a markdown fence or text around the object, never raises."""
+    value = _decode(text)
+    if not isinstance(value, dict):
+        return JsonReply(problem="the reply is not a JSON object" if text.strip() else "the reply is empty")
+    thought = value.get("thought")
+    if not isinstance(thought, str):
+        return JsonReply(problem='the reply has no "thought" string')
+    has_action, has_answer = "action" in value, "final_answer" in value
+    if has_action and has_answer:
+        return JsonReply(thought, problem='the reply has both an "action" and a "final_answer"; give exactly one')
+    if has_answer:
+        answer = value["final_answer"]
+        if not isinstance(answer, str) or not answer.strip():
+            return JsonReply(thought, problem='"final_answer" must be a non-empty string')
+        return JsonReply(thought, final_answer=answer.strip())
+    if has_action:
+        return _action(thought, value["action"])
+    return JsonReply(thought, problem='the reply has neither an "action" nor a "final_answer"')
+
+
+def _action(thought: str, action: Any) -> JsonReply:
+    if not isinstance(action, dict) or not isinstance(action.get("tool"), str) or not action["tool"].strip():
+        return JsonReply(thought, problem='"action" must be an object with a "tool" name and "arguments"')
+    arguments = action.get("arguments", {})
+    if not isinstance(arguments, dict):
+        return JsonReply(thought, problem=f'"arguments" for {action["tool"]} must be a JSON object')
+    return JsonReply(thought, tool=action["tool"].strip(), arguments=arguments)
+
+
+def _decode(text: str) -> Any:
+    stripped = text.strip() if isinstance(text, str) else ""
+    fence = _FENCE.match(stripped)
+    if fence:
+        stripped = fence.group(1).strip()
+    try:
+        return json.loads(stripped)
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    start = stripped.find("{")
+    if start < 0:
+        return None
+    try:
+        return _DECODER.raw_decode(stripped[start:])[0]
+    except (json.JSONDecodeError, RecursionError):
+        return None
+
+
+def partial_answer(streamed: str) -> str:
+    """The part of a ``final_answer`` a streaming reply has written so far ("" before it starts)."""
+    match = re.search(r'"final_answer"\s*:\s*"', streamed)
+    if not match:
+        return ""
+    rest, out, escaped = streamed[match.end() :], [], False
+    for ch in rest:
+        if escaped:
+            out.append({"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/"}.get(ch, ch))
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == '"':
+            break
+        else:
+            out.append(ch)
+    return "".join(out)

@@ -1,0 +1,138 @@
+"""Where live trace export sends spans, read from the standard OpenTelemetry variables.
+
+``OTEL_EXPORTER_OTLP_TRACES_*`` wins over ``OTEL_EXPORTER_OTLP_*`` for the endpoint, protocol, headers,
+timeout, compression and CA certificate. ``OTEL_SERVICE_NAME`` names the service and
+``OTEL_RESOURCE_ATTRIBUTES`` adds resource attributes (e.g. Phoenix's ``openinference.project.name``);
+``OTEL_BSP_SCHEDULE_DELAY``
+(milliseconds) is how long spans may wait to be batched. ``OTEL_SDK_DISABLED=true`` or
+``OTEL_TRACES_EXPORTER=none`` turn export off. Message content is sent only when
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` (or the caller opts in).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import unquote
+
+from agent_core.trace_export.otlp import SERVICE_NAME, otlp_endpoint
+
+Protocol = Literal["http/protobuf", "http/json"]
+PROTOCOLS: tuple[Protocol, ...] = ("http/protobuf", "http/json")
+CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+"""The GenAI conventions' opt-in for prompts, replies, tool arguments and results on spans."""
+DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_DELAY_S = 1.0
+_TRUE = {"true", "1", "yes", "on"}
+
+
+class OtlpConfigError(ValueError):
+    """An OTEL_* variable holds a value Sparrow cannot use; the message names it."""
+
+
+@dataclass(frozen=True)
+class ExportTarget:
+    """An OTLP/HTTP traces receiver and how to talk to it."""
+
+    endpoint: str
+    """The full traces URL (``…/v1/traces``)."""
+    protocol: Protocol = "http/protobuf"
+    headers: tuple[tuple[str, str], ...] = ()
+    """Sent with every request (e.g. ``Authorization`` for Langfuse)."""
+    service_name: str = SERVICE_NAME
+    resource: tuple[tuple[str, str], ...] = ()
+    """More resource attributes, from ``OTEL_RESOURCE_ATTRIBUTES``."""
+    timeout: float = DEFAULT_TIMEOUT_S
+    """Seconds one request may take."""
+    gzip: bool = False
+    certificate: str | None = None
+    """A CA bundle to trust for an https endpoint."""
+    delay: float = DEFAULT_DELAY_S
+    """Seconds a finished span may wait to be sent with others."""
+
+
+def export_target(environ: Mapping[str, str] | None = None) -> ExportTarget | None:
+    """The receiver the variables point at; None when no endpoint is set or export is turned off."""
+    env = os.environ if environ is None else environ
+    endpoint = otlp_endpoint(env)
+    if endpoint is None or _flag(env, "OTEL_SDK_DISABLED") or env.get("OTEL_TRACES_EXPORTER", "").strip() == "none":
+        return None
+    resource = parse_pairs(env.get("OTEL_RESOURCE_ATTRIBUTES", ""), "OTEL_RESOURCE_ATTRIBUTES")
+    return ExportTarget(
+        endpoint=endpoint,
+        protocol=_protocol(env),
+        headers=parse_headers(_signal(env, "HEADERS")),
+        service_name=env.get("OTEL_SERVICE_NAME", "").strip() or dict(resource).get("service.name") or SERVICE_NAME,
+        resource=tuple((k, v) for k, v in resource if k != "service.name"),
+        timeout=_milliseconds(env, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")
+        or DEFAULT_TIMEOUT_S,
+        gzip=_compression(env),
+        certificate=_signal(env, "CERTIFICATE") or None,
+        delay=_milliseconds(env, "OTEL_BSP_SCHEDULE_DELAY") or DEFAULT_DELAY_S,
+    )
+
+
+def capture_content(environ: Mapping[str, str] | None = None) -> bool:
+    """True when the user opted in to message content on spans."""
+    return _flag(os.environ if environ is None else environ, CAPTURE_CONTENT_ENV)
+
+
+def parse_headers(text: str) -> tuple[tuple[str, str], ...]:
+    """``key1=value1,key2=value2`` (values percent-encoded, as the OTLP exporter spec says) as pairs."""
+    return parse_pairs(text, "OTEL_EXPORTER_OTLP_HEADERS")
+
+
+def parse_pairs(text: str, variable: str) -> tuple[tuple[str, str], ...]:
+    """Comma-separated ``key=value`` pairs, percent-decoded; OtlpConfigError names ``variable`` if one is not."""
+    pairs = []
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise OtlpConfigError(f"{variable}: {item.strip()!r} is not key=value (separate pairs with commas)")
+        pairs.append((unquote(key.strip()), unquote(value.strip())))
+    return tuple(pairs)
+
+
+def _signal(env: Mapping[str, str], name: str) -> str:
+    """The traces-specific variable if set, else the general one."""
+    return env.get(f"OTEL_EXPORTER_OTLP_TRACES_{name}", "").strip() or env.get(f"OTEL_EXPORTER_OTLP_{name}", "").strip()
+
+
+def _protocol(env: Mapping[str, str]) -> Protocol:
+    value = _signal(env, "PROTOCOL") or "http/protobuf"
+    for known in PROTOCOLS:
+        if value == known:
+            return known
+    hint = " (gRPC is not supported: point the endpoint at the receiver's OTLP/HTTP port, usually 4318)"
+    raise OtlpConfigError(
+        f"OTEL_EXPORTER_OTLP_PROTOCOL={value!r}: use http/protobuf or http/json{hint if value == 'grpc' else ''}"
+    )
+
+
+def _compression(env: Mapping[str, str]) -> bool:
+    value = _signal(env, "COMPRESSION").lower()
+    if value not in {"", "none", "gzip"}:
+        raise OtlpConfigError(f"OTEL_EXPORTER_OTLP_COMPRESSION={value!r}: use gzip or none")
+    return value == "gzip"
+
+
+def _milliseconds(env: Mapping[str, str], *names: str) -> float | None:
+    """Seconds from the first of ``names`` that is set (the variables hold milliseconds)."""
+    for name in names:
+        if text := env.get(name, "").strip():
+            try:
+                value = float(text)
+            except ValueError:
+                value = -1.0
+            if value <= 0:
+                raise OtlpConfigError(f"{name}={text!r}: expected a positive number of milliseconds")
+            return value / 1000
+    return None
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    return env.get(name, "").strip().lower() in _TRUE

@@ -1,0 +1,47 @@
+"""The MCP servers section of the Tools page: each configured server, its state, its tools, and what went wrong."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from agent_core.catalog import Catalog
+from agent_core.mcp import ServerStatus
+from sparrow_ui.i18n import t
+from sparrow_ui.render import safe_markdown
+
+_ICONS = {
+    "running": ":material/check_circle:",
+    "failed": ":material/error:",
+    "stopped": ":material/pause_circle:",
+    "disabled": ":material/block:",
+    "unavailable": ":material/extension_off:",
+}
+
+
+def mcp_servers_section(catalog: Catalog) -> None:
+    """A subheader, then one block per MCP server (or how to add one when there is none)."""
+    st.subheader(t("mcp.title"))
+    if not catalog.mcp_servers:
+        st.caption(t("mcp.none"))
+        return
+    for server in catalog.mcp_servers:
+        _server(server.status())
+
+
+def _server(status: ServerStatus) -> None:
+    icon = _ICONS.get(status.state, ":material/hourglass_empty:")
+    with st.container(border=True):
+        st.markdown(f"{icon} **{status.name}** · `{status.transport}` · {status.state}")
+        st.caption(f"`{status.target}`")
+        notes = [t("mcp.trusted") if status.trusted else t("mcp.untrusted")]
+        if status.start_ms is not None:
+            notes.append(t("mcp.started", ms=status.start_ms))
+        st.caption(" · ".join(notes))
+        if status.tools:
+            names = ", ".join(f"`{mine}` ({theirs})" for mine, theirs in status.tools)
+            st.markdown(safe_markdown(t("mcp.tools", tools=names)))
+        elif status.state == "running":
+            st.caption(t("mcp.no_tools"))
+        if status.problem:
+            show = st.error if status.state in ("failed", "unavailable") else st.warning
+            show(safe_markdown(status.problem))  # may quote the server's own stderr
