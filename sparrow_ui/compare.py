@@ -22,6 +22,7 @@ from agent_core.store import SessionInfo, SessionStore
 from agent_core.tools import Tool
 from agent_core.transcript import Transcript
 from agent_core.turns import StepView, TurnView
+from sparrow_ui.plain import plain
 from sparrow_ui.session_view import prices
 from sparrow_ui.state import ModelConfig, available_tools
 from sparrow_ui.strings_demo import td
@@ -114,8 +115,8 @@ def _call(call: CallDiff, side: str) -> None:
     if action is None:
         st.caption(f":orange[{td('compare.no_step')}]")
         return
-    changed = ", ".join(call.changed_arguments)
-    label = f":orange[≠ `{action.tool}`]" if call.differs else f"`{action.tool}`"
+    changed = plain(", ".join(call.changed_arguments))
+    label = f":orange[≠ **{plain(action.tool)}**]" if call.differs else f"**{plain(action.tool)}**"
     st.markdown(label + (f" · :orange[{changed}]" if changed else ""))
     st.code(json.dumps(action.arguments, ensure_ascii=False), language="json", wrap_lines=True)
 

@@ -8,6 +8,7 @@ from agent_core.examples import EXAMPLES, example_name, open_example, split_exam
 from agent_core.formatting import format_timestamp
 from agent_core.store import SessionFileError, SessionInfo, SessionStore
 from sparrow_ui.i18n import t
+from sparrow_ui.plain import plain
 from sparrow_ui.state import open_in_chat
 from sparrow_ui.strings_demo import td
 
@@ -54,6 +55,6 @@ def examples_list(store: SessionStore) -> None:
         st.caption(td("examples.section_help"))
         for info in examples:
             text, action = st.columns([5, 1], vertical_alignment="center")
-            text.markdown(f"**{info.title}** · {format_timestamp(info.updated_at)} · `{info.id}`")
+            text.markdown(f"**{plain(info.title)}** · {format_timestamp(info.updated_at)} · `{info.id}`")
             if action.button(t("session.open"), key=f"open_example_{info.id}"):
                 open_in_chat(info.id)

@@ -15,6 +15,7 @@ from agent_core.store import SessionNotFound
 from sparrow_ui import examples, replay
 from sparrow_ui.i18n import t
 from sparrow_ui.navigation import through_app
+from sparrow_ui.plain import plain
 from sparrow_ui.presentation_link import PRESENT_PARAM
 from sparrow_ui.session_view import prices, session_view
 from sparrow_ui.state import SESSION_PARAM, current_session_id, get_store
@@ -70,7 +71,7 @@ def presentation() -> None:
 def _header(title: str, session_id: str, state: dict[str, object]) -> None:
     """The session's title, the step buttons with their keys, and the way out."""
     row = st.container(horizontal=True, vertical_alignment="center", key="present_controls")
-    row.markdown(f"**{title}**")
+    row.markdown(f"**{plain(title)}**")
     at_start, at_end = state["cursor"] == 0, state["cursor"] == state["count"] - 1  # type: ignore[operator]
     row.button("", icon=":material/first_page:", key="present_first", help=t("traces.replay.restart"),
                on_click=replay.go, kwargs={"to": 0}, disabled=at_start, shortcut="Home")  # fmt: skip

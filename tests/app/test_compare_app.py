@@ -10,7 +10,7 @@ from agent_core.agent import Agent
 from agent_core.examples import open_example
 from agent_core.sessions import run_in_session
 from agent_core.store import SessionStore
-from agent_core.testing import FakeOpenAIServer, ScriptedModel
+from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.testing.rule_llm import TWO_TOOLS
 from agent_core.tools import builtin_tools
 from agent_core.transcript import Transcript
@@ -49,7 +49,7 @@ def test_two_examples_side_by_side_with_their_differences() -> None:
     assert rows["steps"]["left"] == "3" and rows["steps"]["right"] == "3" and rows["steps"][""] == ""
     assert rows["tokens"][""] == "≠"
     assert "1 of 3 step pairs differ" in [c.value for c in at.caption]
-    changed = [m.value for m in at.markdown if "≠ `calculator`" in m.value]
+    changed = [m.value for m in at.markdown if "≠ **calculator**" in m.value]
     assert changed and "expression" in changed[0]  # 0.175 * 2340 on the left, round(150 / 7, 1) on the right
 
 
@@ -72,3 +72,17 @@ def test_run_again_with_the_other_protocol_forks_and_compares(fake_llm: FakeOpen
     assert (rows["protocol"]["left"], rows["protocol"]["right"], rows["protocol"][""]) == ("react", "tools", "≠")
     assert rows["steps"]["right"] == "3" and rows["status"]["right"] == "completed"
     assert Transcript.from_events(store.events(fork_id)).turns[0].run_id == run_id
+
+
+def test_hostile_tool_names_and_titles_stay_plain_text() -> None:
+    hostile = "![x](http://evil.example/x.png)"
+    store = SessionStore.open()
+    session = store.create_session(title=f"[t]({hostile}) **title**")
+    replies = [Reply.call(hostile), "ok"]
+    agent = Agent(ScriptedModel(replies), builtin_tools(), protocol="tools")
+    list(run_in_session(store, session.id, agent, "q"))
+    assert Transcript.from_events(store.events(session.id)).turns[0].steps[0].actions[0].tool == hostile
+    other = open_example(store, "dates")
+    at = open_compare(first_turn(store, session.id), first_turn(store, other.id))
+    shown = [m.value for m in at.markdown if "evil" in m.value]
+    assert shown and all("\\!\\[x\\]\\(http\\:" in v and "](http" not in v for v in shown), shown

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from agent_core.examples import example, open_example
 from agent_core.store import SessionStore
 from sparrow_ui import replay
+from sparrow_ui.plain import plain
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -36,7 +37,7 @@ def test_a_shared_link_opens_presentation_mode_and_the_buttons_step() -> None:
     session = open_example(SessionStore.open(), "dates")
     at = shared_link(session.id)
     frames = len(replay.frames(replay.replay_events(SessionStore.open().events(session.id))))
-    assert example("dates").title in [m.value.strip("*") for m in at.markdown]
+    assert f"**{plain(example('dates').title)}**" in [m.value for m in at.markdown]
     assert progress(at).startswith(f"1 of {frames} · ")
     keys = {b.key: b for b in at.button}
     assert {"present_next", "present_previous", "present_first", "present_last", "present_exit"} <= set(keys)
