@@ -73,8 +73,15 @@ def comparison_of(left: TurnView, right: TurnView) -> Comparison:
 
 def metrics_table(comparison: Comparison) -> None:
     """The two runs' figures, the differences first-class: a Δ column and a ≠ mark."""
+    metric, left, right = td("compare.col.metric"), td("compare.col.left"), td("compare.col.right")
     rows = [
-        {"": "≠" if r.differs else "", "metric": r.name, "left": r.left, "right": r.right, "Δ": r.delta}
+        {
+            "": "≠" if r.differs else "",
+            metric: td(f"compare.metric.{r.name}"),
+            left: r.left,
+            right: r.right,
+            "Δ": r.delta,
+        }
         for r in comparison.metrics
     ]
     st.table(rows)
@@ -96,8 +103,9 @@ def _step(step: StepView | None, pair: StepPair, side: str) -> None:
         st.caption(f":orange[{td('compare.no_step')}]")
         return
     mark = ":orange[≠]" if pair.differs else ":green[=]"
-    what = "answer" if step.final_answer is not None and not step.actions else f"{len(step.actions)} call(s)"
-    st.markdown(f"{mark} **Step {step.number}** · {what}")
+    answered = step.final_answer is not None and not step.actions
+    what = td("compare.answer") if answered else td("compare.calls", n=len(step.actions))
+    st.markdown(f"{mark} **{td('compare.step', n=step.number)}** · {what}")
     if step.format_error or step.model_error:
         st.caption(
             f":red[{(step.format_error or step.model_error or '')[:200]}]".replace("[", "(", 1)
@@ -125,12 +133,12 @@ def rerun_form(store: SessionStore, config: ModelConfig, session_id: str, turn: 
     """Ask the left turn's question again with another protocol, model or temperature, then compare."""
     with st.expander(td("compare.rerun"), icon=":material/replay:"):
         st.caption(td("compare.rerun_help"))
-        protocol = st.radio("Protocol", ["react", "tools"], horizontal=True, key="rerun_protocol",
+        protocol = st.radio(td("compare.protocol"), ["react", "tools"], horizontal=True, key="rerun_protocol",
                             index=1 if turn.protocol == "react" else 0)  # fmt: skip
-        model = st.text_input("Model", value=config.model, key="rerun_model", max_chars=200)
+        model = st.text_input(td("compare.model"), value=config.model, key="rerun_model", max_chars=200)
         before = turn.run_started.settings.get("temperature") if turn.run_started else None
         start = float(before) if isinstance(before, (int, float)) and 0 <= before <= 1.5 else config.temperature
-        temperature = st.slider("Temperature", 0.0, 1.5, start, 0.1, key="rerun_temperature")
+        temperature = st.slider(td("compare.temperature"), 0.0, 1.5, start, 0.1, key="rerun_temperature")
         if not config.configured:
             st.caption(td("compare.rerun_needs_model"))
         if st.button(td("compare.rerun_go"), key="rerun_go", type="primary", disabled=not config.configured):

@@ -28,6 +28,7 @@ from agent_core.cli.common import (
 from agent_core.cli.mcp_servers import add_mcp_option
 from agent_core.cli.terminal import report, with_sigint
 from agent_core.events import Event, RunFinished, RunStarted
+from agent_core.examples import example_name
 from agent_core.formatting import format_timestamp
 from agent_core.limits import CancelToken
 from agent_core.longterm.store import MemoryStore
@@ -117,7 +118,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not sessions:
         print("no sessions yet", file=sys.stderr)
     for s in sessions:
-        print(f"{s.id}  {format_timestamp(s.updated_at)}  {s.last_seq:>6} events  {s.title}")
+        mark = "  [example: scripted, not a live model]" if example_name(s) else ""
+        print(f"{s.id}  {format_timestamp(s.updated_at)}  {s.last_seq:>6} events  {s.title}{mark}")
     return EXIT_OK
 
 
@@ -289,4 +291,5 @@ def _session_json(session: SessionInfo) -> dict[str, object]:
         "model": session.config.model,
         "protocol": session.config.protocol,
         "parent_id": session.parent_id,
+        "example": example_name(session),
     }

@@ -94,3 +94,17 @@ def test_cli_lists_and_imports_examples(tmp_path: Path, capsys: pytest.CaptureFi
     assert f"session {session_id}" in capsys.readouterr().out
     assert main(["sessions", "examples", "nope", "--db", db]) == 2
     assert "no example 'nope'" in capsys.readouterr().err
+
+
+def test_sessions_list_marks_examples(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    store = SessionStore.open(db)
+    mine = store.create_session(title="mine")
+    example_id = open_example(store, "chinese").id
+    assert main(["sessions", "list", "--db", db]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert lines[example_id].endswith("[example: scripted, not a live model]")
+    assert not lines[mine.id].endswith("]")
+    assert main(["sessions", "list", "--json", "--db", db]) == 0
+    listed = {s["id"]: s["example"] for s in json.loads(capsys.readouterr().out)}
+    assert listed == {mine.id: None, example_id: "chinese"}
