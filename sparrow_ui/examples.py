@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
-from agent_core.examples import EXAMPLES, example_name, open_example, split_examples
+from agent_core.examples import EXAMPLES, Example, example_name, open_example, split_examples
 from agent_core.formatting import format_timestamp
 from agent_core.store import SessionFileError, SessionInfo, SessionStore
 from sparrow_ui.i18n import t
@@ -17,10 +19,15 @@ def offer(store: SessionStore) -> None:
     """One "Open an example session" button per example; a click imports it (once) and opens it in Chat."""
     st.markdown(f"**{td('examples.offer_title')}**")
     st.caption(td("examples.offer_body"))
-    for item in EXAMPLES:
+    example_buttons(store, EXAMPLES)
+
+
+def example_buttons(store: SessionStore, items: Sequence[Example], *, key: str = "example") -> None:
+    """An "Open an example session" button for each of ``items``."""
+    for item in items:
         if st.button(
             td("examples.open", title=item.title),
-            key=f"example_{item.name}",
+            key=f"{key}_{item.name}",
             help=item.summary,
             icon=":material/auto_stories:",
         ):
@@ -47,10 +54,9 @@ def own_sessions(store: SessionStore) -> list[SessionInfo]:
 
 
 def examples_list(store: SessionStore) -> None:
-    """The imported examples, apart from the user's sessions, each with a button to open it."""
+    """The imported examples, apart from the user's sessions, each with a button to open it; then the others."""
     examples = split_examples(store.list_sessions())[1]
-    if not examples:
-        return
+    imported = {example_name(info) for info in examples}
     with st.expander(f"{td('examples.section')} ({len(examples)})", icon=":material/auto_stories:"):
         st.caption(td("examples.section_help"))
         for info in examples:
@@ -58,3 +64,4 @@ def examples_list(store: SessionStore) -> None:
             text.markdown(f"**{plain(info.title)}** · {format_timestamp(info.updated_at)} · `{info.id}`")
             if action.button(t("session.open"), key=f"open_example_{info.id}"):
                 open_in_chat(info.id)
+        example_buttons(store, [e for e in EXAMPLES if e.name not in imported], key="more_example")

@@ -57,3 +57,8 @@ def test_the_sessions_page_lists_examples_apart() -> None:
     assert not [b for b in at.button if b.key and b.key.startswith("open_ses")]  # not among the user's sessions
     assert [b for b in at.button if b.key and b.key.startswith("open_example_ses")]
     assert any(e.label.startswith(STRINGS["examples.section"]["en"]) for e in at.expander)
+    offered = [b.key for b in at.button if b.key and b.key.startswith("more_example_")]
+    assert offered == [f"more_example_{e.name}" for e in EXAMPLES if e.name != "dates"]
+    at.button(key="more_example_parallel").click()
+    run(at)
+    assert example_name(SessionStore.open().get_session(at.query_params["session"])) == "parallel"

@@ -1,7 +1,7 @@
 """First run with no key, in a real browser: open an example, see it labelled in Chat and Traces, present it.
 
 Screenshots: test-artifacts/demo_example_chat.png, demo_example_traces.png (1500×950, whole page),
-present_1280x720.png and present_1280x720_step.png (the projector's viewport only).
+present_1280x720.png, present_1280x720_step.png and present_desktop_1920x1080.png (the viewport only).
 """
 
 from __future__ import annotations
@@ -102,6 +102,13 @@ def test_a_shared_link_presents_the_session_and_the_keys_step_through_it(
     page.get_by_text(re.compile("^1 of ")).first.wait_for()
     wait_for_app(page)
     page.screenshot(path=str(ARTIFACTS / "present_1280x720.png"))
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    for frame in range(2, 8):
+        page.locator("body").press("ArrowRight")
+        page.get_by_text(re.compile(f"^{frame} of ")).first.wait_for()
+        wait_for_app(page)
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(ARTIFACTS / "present_desktop_1920x1080.png"))
     page.get_by_role("button", name="Exit presentation").click()
     page.wait_for_url(re.compile(r"/traces\?session="))
     page.context.close()
