@@ -7,12 +7,14 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from agent_core.approval_policy import asks_first
 from agent_core.approvals import approval_key
 from agent_core.events import ApprovalDecided, ApprovalRequested, Event, OutputFlagged, ToolFinished, ToolStarted
 from agent_core.limits import CancelToken, Deadline, RunStopped
 from agent_core.output_check import check_value
 from agent_core.run_context import RunContext
 from agent_core.tools.runner import CallRequest, CallResult, ToolRunner
+from agent_core.value_limits import tame
 
 
 class Acting:
@@ -30,7 +32,7 @@ class Acting:
         denied = yield from self._approve(step, calls)
         for call in calls:
             yield ToolStarted(
-                run_id=self.run_id, step=step, call_id=call.call_id, tool=call.name, arguments=call.arguments
+                run_id=self.run_id, step=step, call_id=call.call_id, tool=call.name, arguments=tame(call.arguments)
             )
         allowed = [c for c in calls if c.call_id not in denied]
         results = self.runner.run_each(allowed, cancel=self.cancel, deadline=self.deadline)
@@ -48,7 +50,7 @@ class Acting:
         denied: set[str] = set()
         for call in calls:
             tool = self.parts.tools.get(call.name)
-            if tool is None or not tool.needs_approval or call.problem:
+            if tool is None or not asks_first(tool, self.parts.settings.tool_approval) or call.problem:
                 continue
             common: dict[str, Any] = {"run_id": self.run_id, "step": step, "call_id": call.call_id, "tool": call.name}
             if not self.parts.settings.require_approval:
@@ -108,9 +110,10 @@ def _public(finding: dict[str, Any]) -> dict[str, Any]:
 
 
 def _json_safe(value: Any) -> Any:
-    if value is None or isinstance(value, (str, int, float, bool)):
+    """Details as plain JSON that can be stored, exported and imported again (see ``value_limits.tame``)."""
+    if value is None or isinstance(value, (str, bool)):
         return value
     try:
-        return json.loads(json.dumps(value, default=str))
-    except (TypeError, ValueError):
-        return str(value)
+        return tame(json.loads(json.dumps(tame(value), default=str)))
+    except (TypeError, ValueError, RecursionError):
+        return str(value)[:2000]

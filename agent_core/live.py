@@ -1,4 +1,4 @@
-"""Runs in background threads, watched by any number of viewers.
+"""Runs in background threads, watched by any number of viewers; runs of other processes, followed.
 
 A web page may be refreshed, closed or opened twice while an agent works. So the run does not live
 in the page: it runs in a thread (its events written to the store as they happen by whoever built
@@ -12,8 +12,11 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 
 from agent_core.approvals import Approvals
-from agent_core.events import Event
+from agent_core.events import Event, RunFinished
 from agent_core.limits import CancelToken
+from agent_core.store.codec import decode
+from agent_core.store.run_owners import RunOwner, RunOwners, events_after
+from agent_core.store.sessions import SessionStore
 
 
 class LiveRun:
@@ -83,6 +86,76 @@ class LiveRun:
             with self._changed:
                 self._done = True
                 self._changed.notify_all()
+
+
+class _DecidedElsewhere(Approvals):
+    """The approvals of a run owned by another process: asked and answered there, never by a follower."""
+
+    def decision(self, key: str) -> bool | None:
+        """Never undecided here, so a follower never offers to decide."""
+        return False
+
+
+class FollowedRun:
+    """A run owned by another process (another replica, the CLI), followed through the event table.
+
+    The same interface as ``LiveRun``: ``wait(since)`` returns the events after ``since``, polling the database
+    at most every ``POLL_S``; ``cancel()`` asks the owner, through the database, to stop. The run is ``done``
+    when its ``run_finished`` arrives, or when its owner is gone (it then shows as interrupted).
+    """
+
+    POLL_S = 0.25
+
+    def __init__(self, store: SessionStore, session_id: str, owner: RunOwner) -> None:
+        self.key = session_id
+        self.run_id = owner.run_id
+        self.owner = owner
+        self.approvals: Approvals = _DecidedElsewhere()
+        self.error: str | None = None
+        self.started = time.time()
+        self.events: list[Event] = []
+        self._store, self._owners = store, RunOwners(store.engine)
+        stored = store.stored_events(session_id)
+        self.base: tuple[Event, ...] = tuple(
+            decode(s.type, s.payload) for s in stored if s.run_id == owner.run_id and s.type != "model_delta"
+        )
+        self._last_seq = stored[-1].seq if stored else 0
+        self._done = any(isinstance(e, RunFinished) for e in self.base)
+        self._polled = 0.0
+
+    @property
+    def done(self) -> bool:
+        """True once the run finished, or its owner stopped heartbeating."""
+        return self._done
+
+    def cancel(self) -> None:
+        """Ask the owning process to stop the run (it ends with status ``cancelled`` within about a second)."""
+        self._owners.request_cancel(self.key, self.run_id)
+
+    def wait(self, since: int, timeout: float) -> list[Event]:
+        """Events after index ``since``, polling the event table for up to ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if time.monotonic() - self._polled >= self.POLL_S:
+                self._poll()
+            left = deadline - time.monotonic()
+            if len(self.events) > since or self._done or left <= 0:
+                return self.events[since:]
+            time.sleep(min(left, self.POLL_S))
+
+    def _poll(self) -> None:
+        self._polled = time.monotonic()
+        for seq, event in events_after(self._store.engine, self.key, self._last_seq):
+            self._last_seq = seq
+            if event.run_id == self.run_id:
+                self.events.append(event)
+                self._done = self._done or isinstance(event, RunFinished)
+        if not self._done and self._owners.live(self.key) is None:
+            self._done = True  # the owner released it or died: nothing more will come
+
+
+ActiveRun = LiveRun | FollowedRun
+"""A run in progress as a viewer sees it: started in this process, or followed from another one."""
 
 
 class LiveRuns:

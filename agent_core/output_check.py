@@ -10,7 +10,10 @@ string inside a JSON-like value (tool ``details``).
 
 from __future__ import annotations
 
+import json
+import logging
 import re
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -78,6 +81,32 @@ def _has_letter_and_digit(value: str) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
+def _not_a_placeholder(value: str) -> bool:
+    """Not ``****``, ``None``, ``${OPENAI_API_KEY}``, ``$TOKEN``, ``{{ secret }}`` and the like."""
+    if value.startswith(("$", "{{", "%(", "os.environ", "process.env", "getenv")):
+        return False
+    return value.strip("*•x.<>{}").lower() not in ("", "none", "null", "redacted", "masked", "changeme", "hidden")
+
+
+def _looks_random(value: str) -> bool:
+    """Key-like: letters and digits mixed, or long; not a plain count such as ``max_tokens=4096``."""
+    return _not_a_placeholder(value) and (_has_letter_and_digit(value) or (len(value) >= 16 and not value.isdigit()))
+
+
+_NAME_BEFORE = r"(?<![A-Za-z0-9])"
+"""A credential's name starts a word; ``_`` inside it is fine (``OPENAI_API_KEY``, ``DB_PASSWORD``)."""
+_VALUE = r"(?P<secret>[^\s\"',;<>\[\]…`]"
+"""The value's first character class (its length is appended where used)."""
+_SEPARATOR = r"[\"']?\s*(?::|=|:=|=>)\s*[\"']?"
+"""``=value``, ``: "value"``, ``:= value``, ``' => '``."""
+_ASSIGNED = r"[\"']?\s*(?:=|:=|=>)\s*[\"']?"
+"""Code or env-style assignment: ``DB_PASSWORD=…``, ``password = '…'``."""
+_QUOTED = r"[\"']"
+_QUOTED_VALUE = r"[\"']\s*:\s*[\"']"
+"""JSON-style: ``"password": "…"``."""
+_PASSWORD = r"(?i:[A-Za-z0-9_.\-]*(?:password|passwd|passphrase|pwd)[A-Za-z0-9_.\-]*)"
+"""A name containing password/passwd/pwd. A bare ``password: hunter2`` in prose needs 8+ characters."""
+
 _B = r"(?<![A-Za-z0-9_\-])"
 """Not in the middle of a longer word ("task-..." is not "sk-...")."""
 _E = r"(?![A-Za-z0-9_\-])"
@@ -121,20 +150,105 @@ DEFAULT_PATTERNS: tuple[SecretPattern, ...] = (
         4,
         _has_letter_and_digit,
     ),
+    _p("stripe_key", "Stripe webhook secret", _B + r"whsec_[0-9A-Za-z]{20,}" + _E, 7),
+    _p("url_password", "password in a URL", r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s/:@]+:(?P<secret>[^\s/@]+)@", 1),
     _p(
         "credential",
         "password or secret",
-        r"(?i:\b(?:api[_\-]?key|secret[_\-]?key|client[_\-]?secret|access[_\-]?token|auth[_\-]?token|password|passwd"
-        r"|secret|token))[\"']?\s*[:=]\s*[\"']?(?P<secret>[^\s\"',;<>\[\]…]{12,})",
+        _NAME_BEFORE + _PASSWORD + _ASSIGNED + _VALUE + "{3,}+)(?!…)",
         4,
-        _has_letter_and_digit,
+        _not_a_placeholder,
+    ),
+    _p(
+        "credential",
+        "password or secret",
+        _QUOTED + _PASSWORD + _QUOTED_VALUE + _VALUE + "{3,}+)(?!…)",
+        4,
+        _not_a_placeholder,
+    ),
+    _p("credential", "password or secret", _NAME_BEFORE + _PASSWORD + r"\s*:\s*" + _VALUE + "{8,}+)(?!…)", 4),
+    _p(
+        "credential",
+        "password or secret",
+        _NAME_BEFORE
+        + r"(?i:[A-Za-z0-9_.\-]*(?:key|token|secret|credential|auth)[A-Za-z0-9_.\-]*)"
+        + _SEPARATOR
+        + _VALUE
+        + "{8,}+)(?!…)",
+        4,
+        _looks_random,
     ),
 )
 """Specific shapes first: where two patterns overlap, the earlier pattern wins."""
 
 
-_CANDIDATE = re.compile(r"[^\s\"',;<>\[\]…]{12,}")
-"""Every default pattern's match contains a run like this (12+ characters without spaces or delimiters)."""
+_CANDIDATE = re.compile(r"[^\s\"',;<>\[\]…]{12,}|(?i:pass|pwd|key|token|secret|credential|auth|://)")
+"""Every default pattern's match holds a run of 12+ characters without delimiters, or a credential's name."""
+_CONFIGURED: set[str] = set()
+_CONFIGURED_LOCK = threading.Lock()
+
+
+def register_secret(value: str | None) -> None:
+    """Mask ``value`` wherever it appears from now on (the configured API key: events, output, exports, logs)."""
+    if value and len(value) >= 6:
+        with _CONFIGURED_LOCK:
+            if not _CONFIGURED:
+                _hide_in_logs()
+            _CONFIGURED.add(value)
+
+
+def _hide_in_logs() -> None:
+    """Every log record formats its message with registered secrets hidden (whichever handler prints it)."""
+    make_record = logging.getLogRecordFactory()
+
+    def hiding_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = make_record(*args, **kwargs)
+        message = record.getMessage
+        record.getMessage = lambda: hide_configured(message())  # type: ignore[method-assign]
+        return record
+
+    logging.setLogRecordFactory(hiding_record)
+
+
+def hide_configured(text: str) -> str:
+    """``text`` with every registered secret (as written, and JSON-escaped) replaced by the mask."""
+    for value in tuple(_CONFIGURED):
+        for spelling in {value, json.dumps(value, ensure_ascii=False)[1:-1]}:
+            if spelling in text:
+                text = text.replace(spelling, value[:3] + MASK)
+    return text
+
+
+class HidingWriter:
+    """A text stream wrapper that hides registered secrets in everything written through it."""
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+
+    def write(self, text: str) -> int:
+        """Write ``text`` with registered secrets hidden."""
+        return int(self.out.write(hide_configured(text)))
+
+    def flush(self) -> None:
+        """Flush the wrapped stream."""
+        self.out.flush()
+
+    def isatty(self) -> bool:
+        """Whether the wrapped stream is a terminal."""
+        return bool(self.out.isatty())
+
+
+def _configured_findings(text: str) -> list[tuple[int, int, str]]:
+    found = []
+    for value in tuple(_CONFIGURED):
+        start = text.find(value)
+        while start >= 0:
+            found.append((start, start + len(value), value))
+            start = text.find(value, start + len(value))
+    return found
+
+
+_CONFIGURED_KEY = SecretPattern("configured_key", "configured API key", re.compile("(?!)"), 3)
 
 
 class SecretMasker:
@@ -157,9 +271,9 @@ class SecretMasker:
 
     def find(self, text: str) -> list[Finding]:
         """Non-overlapping secrets in ``text``, in text order."""
-        if self.patterns is DEFAULT_PATTERNS and not _CANDIDATE.search(text):
-            return []  # no default pattern can match without such a run: skip the 17 regexes
-        candidates = []
+        candidates = [(start, -1, end, _CONFIGURED_KEY, value) for start, end, value in _configured_findings(text)]
+        if self.patterns is DEFAULT_PATTERNS and not candidates and not _CANDIDATE.search(text):
+            return []  # no default pattern can match without such a run: skip the regexes
         for rank, pattern in enumerate(self.patterns):
             for match in pattern.regex.finditer(text):
                 has_group = "secret" in pattern.regex.groupindex

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agent_core.approvals import Approvals
 from agent_core.context import ConversationMemory
@@ -26,6 +26,8 @@ class AgentSettings:
     """Tool outputs longer than this are truncated for the model, with a note saying so."""
     temperature: float | None = 0.0
     """Sampling temperature sent to the model (None: the provider's default)."""
+    max_tokens: int | None = 4096
+    """Most tokens one model reply may have (sent as ``max_tokens``); None leaves it to the server."""
     max_format_retries: int = 2
     """Corrective retries after replies in the wrong format; one more failure ends the run."""
     keep_steps: int = 6
@@ -39,7 +41,9 @@ class AgentSettings:
     pinned_tools: tuple[str, ...] = ()
     """Tools always offered, whatever ``max_tools`` says."""
     require_approval: bool = True
-    """Pause before tools marked ``needs_approval`` until a person decides; False approves them all."""
+    """Pause before tools that ask first (see ``approval_policy``) until a person decides; False approves them all."""
+    tool_approval: dict[str, bool] = field(default_factory=dict)
+    """Per-tool override of the approval default: ``{"remember": False}`` trusts remember, True makes a tool ask."""
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:
@@ -48,6 +52,8 @@ class AgentSettings:
             raise ValueError("time_limit must be positive (or None for no limit)")
         if self.tool_timeout <= 0:
             raise ValueError("tool_timeout must be positive")
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise ValueError("max_tokens must be at least 1 (or None to leave it to the server)")
 
 
 @dataclass(frozen=True)

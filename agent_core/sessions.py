@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from agent_core.agent import Agent, AgentSettings
+from agent_core.agent import Agent, AgentSettings, new_run_id
 from agent_core.context import ConversationMemory
 from agent_core.events import Event, RunStarted
 from agent_core.limits import CancelToken
@@ -17,6 +17,7 @@ from agent_core.models.base import ChatModel
 from agent_core.protocols import PROTOCOLS
 from agent_core.store.recorder import record_events
 from agent_core.store.records import SessionConfig
+from agent_core.store.run_owners import RunOwners, owned
 from agent_core.store.sessions import SessionStore
 from agent_core.tools import Tool
 
@@ -95,10 +96,23 @@ def run_in_session(
     *,
     cancel: CancelToken | None = None,
     persist_deltas: bool = False,
+    run_id: str | None = None,
 ) -> Iterator[Event]:
-    """Run ``question`` with ``agent`` and record every event in the session (see ``record_events``)."""
-    store.update_config(session_id, config_from_agent(agent))
-    return record_events(store, session_id, agent.run(question, cancel=cancel), persist_deltas=persist_deltas)
+    """Run ``question`` with ``agent``, recording every event in the session (see ``record_events``).
+
+    The run is claimed for this process first: raises SessionBusy if the session has a live run anywhere.
+    """
+    cancel = cancel or CancelToken()
+    owners = RunOwners(store.engine)
+    store.get_session(session_id)  # SessionNotFound before anything else
+    claim = owners.claim(session_id, run_id or new_run_id())
+    try:
+        store.update_config(session_id, config_from_agent(agent))
+    except BaseException:
+        owners.release(claim)
+        raise
+    events = agent.run(question, cancel=cancel, run_id=claim.run_id)
+    return owned(owners, claim, cancel, record_events(store, session_id, events, persist_deltas=persist_deltas))
 
 
 def resume_run(
@@ -109,15 +123,30 @@ def resume_run(
     cancel: CancelToken | None = None,
     persist_deltas: bool = False,
 ) -> Iterator[Event]:
-    """Continue the session's interrupted run after its last complete step, recording it; raises NothingToResume."""
+    """Continue the session's interrupted run after its last complete step, recording it.
+
+    Raises NothingToResume if there is none, SessionBusy if its owner is still alive (or another process
+    claimed it first: of two resuming at once, exactly one continues the run).
+    """
     interrupted = store.interrupted_run(session_id)
     if interrupted is None:
         raise NothingToResume(f"session {session_id!r} has no interrupted run")
-    earlier, run_events = split_at_run(store.events(session_id), interrupted.run_id)
-    load_memory(agent, earlier)
-    store.update_config(session_id, config_from_agent(agent))
+    cancel = cancel or CancelToken()
+    owners = RunOwners(store.engine)
+    claim = owners.claim(session_id, interrupted.run_id)
+    try:
+        again = store.interrupted_run(session_id)  # it may have been resumed and finished while we claimed
+        if again is None or again.run_id != interrupted.run_id:
+            raise NothingToResume(f"session {session_id!r} has no interrupted run")
+        earlier, run_events = split_at_run(store.events(session_id), interrupted.run_id)
+        load_memory(agent, earlier)
+        store.update_config(session_id, config_from_agent(agent))
+    except BaseException:
+        owners.release(claim)
+        raise
     log.info("resuming run %s of session %s", interrupted.run_id, session_id)
-    return record_events(store, session_id, agent.resume(run_events, cancel=cancel), persist_deltas=persist_deltas)
+    events = record_events(store, session_id, agent.resume(run_events, cancel=cancel), persist_deltas=persist_deltas)
+    return owned(owners, claim, cancel, events)
 
 
 def split_at_run(events: Sequence[Event], run_id: str) -> tuple[list[Event], list[Event]]:

@@ -8,10 +8,12 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agent_core.events import ModelDelta
-from agent_core.limits import CancelToken, RunStopped
+from agent_core.limits import CancelToken, Deadline, RunStopped
 from agent_core.models.base import ChatModel, Completion, ModelRequest
 from agent_core.models.errors import ModelError
+from agent_core.output_check import OutputCheck
 from agent_core.protocols.base import AgentProtocol
+from agent_core.stream_mask import StreamMask
 
 
 class Timing:
@@ -43,31 +45,32 @@ def stream_reply(
     cancel: CancelToken,
     timing: Timing,
     interval: float,
+    deadline: Deadline | None = None,
+    check: OutputCheck | None = None,
 ) -> Iterator[ModelDelta]:
-    """Yield the reply's deltas (at most one per ``interval`` seconds); return its Completion."""
-    text, shown, last_shown = "", 0, 0.0
+    """Yield the reply's deltas (at most one per ``interval`` s) and return its Completion, within ``deadline``."""
+    shown = _Shown(run_id, step, interval, check)
     with _closing(model.stream(request)) as stream:
-        while True:
-            item = timing.next(stream)
-            if item is None:
-                raise ModelError("server", f"model {model.name!r} ended without a completion")
-            if isinstance(item, Completion):
-                if len(text) > shown:
-                    yield ModelDelta(run_id=run_id, step=step, text=text[shown:])
-                return item
-            if cancel.cancelled:
-                raise RunStopped("cancelled", "cancelled by the user while the model was writing")
-            if item.channel == "reasoning":
-                yield ModelDelta(run_id=run_id, step=step, text=item.text, channel="reasoning")
-                continue
-            text += item.text
-            cut = _cut(protocol, text, item.text)
-            end = len(text) if cut is None else cut
-            if end > shown and (cut is not None or (now := time.perf_counter()) - last_shown >= interval):
-                yield ModelDelta(run_id=run_id, step=step, text=text[shown:end])
-                shown, last_shown = end, time.perf_counter() if cut is not None else now
-            if cut is not None:  # the model is writing its own Observation: stop reading
-                return Completion(text=text, finish_reason="stop_at_observation")
+        try:
+            while True:
+                item = _next_in_time(timing, stream, deadline)
+                if item is None:
+                    raise ModelError("server", f"model {model.name!r} ended without a completion")
+                if isinstance(item, Completion):
+                    yield from shown.rest()
+                    return item
+                if cancel.cancelled:
+                    raise RunStopped("cancelled", "cancelled by the user while the model was writing")
+                if item.channel == "reasoning":
+                    yield from shown.think(item.text)
+                    continue
+                cut = _cut(protocol, shown.text + item.text, item.text)
+                yield from shown.add(item.text, cut)
+                if cut is not None:  # the model is writing its own Observation: stop reading
+                    return Completion(text=shown.text, finish_reason="stop_at_observation")
+        except RunStopped:
+            yield from shown.rest()  # what the model wrote before the limit (or the cancel) stays in the trace
+            raise
 
 
 @contextlib.contextmanager
@@ -77,9 +80,67 @@ def _closing(items: Iterable[Any]) -> Iterator[Iterator[Any]]:
     try:
         yield stream
     finally:
-        close = getattr(stream, "close", None)
-        if close is not None:
+        if (close := getattr(stream, "close", None)) is not None:
             close()
+
+
+class _Shown:
+    """The reply's text so far and the masked deltas sent for it (batched by ``interval``)."""
+
+    def __init__(self, run_id: str, step: int, interval: float, check: OutputCheck | None) -> None:
+        self.run_id, self.step, self.interval = run_id, step, interval
+        self.text, self.fed, self.pending, self.last = "", 0, "", 0.0
+        self.mask, self.reasoning = StreamMask(check), StreamMask(check)
+
+    def add(self, piece: str, cut: int | None) -> Iterator[ModelDelta]:
+        """Take ``piece``; yield a delta when the interval has passed (or up to ``cut``, at once)."""
+        self.text += piece
+        end = len(self.text) if cut is None else cut
+        if end > self.fed:
+            self.pending += self.mask.feed(self.text[self.fed : end])
+            self.fed = end
+        if cut is not None:
+            self.pending += self.mask.flush()
+        now = time.perf_counter()
+        if self.pending and (cut is not None or now - self.last >= self.interval):
+            yield self._delta(self.pending)
+            self.pending, self.last = "", now
+
+    def think(self, piece: str) -> Iterator[ModelDelta]:
+        """A reasoning piece, masked the same way (sent at once)."""
+        if shown := self.reasoning.feed(piece):
+            yield self._delta(shown, "reasoning")
+
+    def rest(self) -> Iterator[ModelDelta]:
+        """The text not yet sent (the stream ended or was stopped), as last deltas."""
+        if tail := self.reasoning.flush():
+            yield self._delta(tail, "reasoning")
+        self.pending += self.mask.feed(self.text[self.fed :]) + self.mask.flush()
+        self.fed = len(self.text)
+        if self.pending:
+            yield self._delta(self.pending)
+            self.pending = ""
+
+    def _delta(self, text: str, channel: str = "text") -> ModelDelta:
+        return ModelDelta(run_id=self.run_id, step=self.step, text=text, channel=channel)  # type: ignore[arg-type]
+
+
+def _next_in_time(timing: Timing, stream: Iterator[Any], deadline: Deadline | None) -> Any:
+    """The stream's next item; RunStopped("timeout") once the run's time is up, whatever the model does."""
+    try:
+        item = timing.next(stream)
+    except ModelError as exc:
+        if deadline is not None and deadline.expired and exc.kind != "cancelled":
+            raise _out_of_time(deadline) from None
+        raise
+    if deadline is not None and deadline.expired and not isinstance(item, Completion):
+        raise _out_of_time(deadline)
+    return item
+
+
+def _out_of_time(deadline: Deadline) -> RunStopped:
+    limit = f"{deadline.seconds:g} s" if deadline.seconds is not None else "the time limit"
+    return RunStopped("timeout", f"time limit of {limit} reached")  # the same sentence as between steps
 
 
 def _cut(protocol: AgentProtocol, text: str, piece: str) -> int | None:

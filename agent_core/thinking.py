@@ -35,13 +35,7 @@ class Thinking:
         self.offered = offered
         prefix, prefix_tokens = self._prefix()
         messages = [*prefix, *self.pad.messages()]
-        request = ModelRequest(
-            messages,
-            temperature=self.parts.settings.temperature,
-            timeout=self.deadline.cap(None),
-            cancel=self.cancel,
-            **self.parts.protocol.request_options(self.offered),
-        )
+        request = self._request(messages)
         timing = Timing()
         completion: Completion | None = None
         failure: Exception | None = None
@@ -55,6 +49,8 @@ class Thinking:
                 cancel=self.cancel,
                 timing=timing,
                 interval=self.parts.settings.delta_interval,
+                deadline=self.deadline,
+                check=self.parts.output_check,
             )
         except (ModelError, RunStopped) as exc:
             failure = exc
@@ -69,6 +65,17 @@ class Thinking:
         if failure is not None:
             raise failure
         return decision, finished
+
+    def _request(self, messages: list[Message]) -> ModelRequest:
+        """The model call: sampling settings, ``max_tokens``, the run's remaining time and its cancel token."""
+        return ModelRequest(
+            messages,
+            temperature=self.parts.settings.temperature,
+            max_tokens=self.parts.settings.max_tokens,
+            timeout=self.deadline.cap(None),
+            cancel=self.cancel,
+            **self.parts.protocol.request_options(self.offered),
+        )
 
     def _usage(self, completion: Completion | None, prefix_tokens: int) -> Usage:
         if completion is None:  # the call failed: nothing was generated, nothing is counted

@@ -1,15 +1,20 @@
-"""Store speed: durable append latency, loading a 10,000-event session, export and import — each beside raw sqlite3.
+"""Store speed on SQLite and PostgreSQL: durable append, loading a 10,000-event session, export and import — each
+beside the raw driver (sqlite3, psycopg) — and 10 concurrent runs into one database with no event lost or doubled.
 
 The events come from the real agent loop (a fake model, the calculator, the react protocol), so their
 sizes are what a session really stores: ``ModelFinished`` carries the exact messages sent to the model.
 A second workload drops those prompt copies to show the store's own cost on small events.
 
-    python bench/store.py [--events 10000] [--workload real|compact|both]
+PostgreSQL: ``--pg-url URL``, else a throwaway cluster with default (durable) settings, reached over its Unix
+socket (needs Debian's postgresql and ``pip install -e '.[postgres]'``).
+
+    python bench/store.py [--events 10000] [--workload real|compact|both] [--backends sqlite,postgresql]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import gc
 import json
@@ -18,8 +23,12 @@ import sqlite3
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
+
+import psycopg
+from store_backends import PostgresFloor, concurrent_runs, dsn
 
 from agent_core import Agent
 from agent_core.events import Event, ModelDelta, ModelFinished
@@ -27,10 +36,13 @@ from agent_core.models.base import Message, ModelRequest
 from agent_core.store import SessionStore, export_session, import_session
 from agent_core.store.codec import encode, gc_paused
 from agent_core.testing import FunctionModel
+from agent_core.testing.postgres import Cluster, find_bin_dir
 
 Row = tuple[str, str, float, str]
 """run_id, type, ts, payload."""
-TARGETS = {"append_p50_ms": 1.0, "load_ms": 150.0, "load_ratio": 3.0, "export_ms": 300.0, "import_ms": 300.0}
+TARGETS = {"append_p50_ms": 1.0, "load_ms": 150.0, "load_ratio": 1.5, "export_ms": 300.0, "import_ratio": 1.5}
+PG_TARGETS = {**TARGETS, "append_p50_ms": 2.0}
+"""Issue 11: load and import within 1.5× of the raw floor on both backends, append p50 ≤ 2 ms on PostgreSQL."""
 
 
 def calculator_model(messages: list[Message], request: ModelRequest) -> str:
@@ -114,19 +126,6 @@ def raw_appends(conn: sqlite3.Connection, rows: list[Row]) -> list[float]:
     return samples
 
 
-def raw_bulk_insert(path: Path, rows: list[Row]) -> float:
-    """Milliseconds per event of one executemany of all rows in one transaction (the bulk floor)."""
-    conn = raw_connection(path)
-    params = [("s", i + 1, *row) for i, row in enumerate(rows)]
-    started = time.perf_counter()
-    conn.execute("BEGIN IMMEDIATE")
-    conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", params)
-    conn.execute("COMMIT")
-    elapsed = (time.perf_counter() - started) * 1000
-    conn.close()
-    return elapsed / len(rows)
-
-
 def raw_select(conn: sqlite3.Connection) -> list[str]:
     """One SELECT of the payloads, in order."""
     return [r[0] for r in conn.execute("SELECT payload FROM events WHERE session_id = 's' ORDER BY seq")]
@@ -151,93 +150,185 @@ def raw_import(conn: sqlite3.Connection, data: bytes) -> None:
     conn.execute("COMMIT")
 
 
+class SqliteFloor:
+    """The raw sqlite3 floor, with the same interface as ``store_backends.PostgresFloor``."""
+
+    name = "raw sqlite3"
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.conn = raw_connection(folder / "raw.db")
+
+    def appends(self, rows: list[Row]) -> list[float]:
+        """See ``raw_appends`` (in a database of its own)."""
+        conn = raw_connection(self.folder / "raw-append.db")
+        try:
+            return raw_appends(conn, rows)
+        finally:
+            conn.close()
+
+    def fill(self, rows: list[Row]) -> None:
+        """The loaded session's rows, in one transaction."""
+        with self.conn:
+            self.conn.execute("BEGIN")
+            self.conn.executemany(
+                "INSERT INTO events VALUES ('s', ?, ?, ?, ?, ?)", [(i + 1, *r) for i, r in enumerate(rows)]
+            )
+
+    def select(self) -> list[str]:
+        """See ``raw_select``."""
+        return raw_select(self.conn)
+
+    def export(self) -> bytes:
+        """See ``raw_export``."""
+        return raw_export(self.conn)
+
+    def import_(self, data: bytes) -> None:
+        """See ``raw_import``."""
+        raw_import(self.conn, data)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+
+Floor = SqliteFloor | PostgresFloor
+
+
 def line(label: str, ms: float, floor: float | None = None, extra: str = "") -> None:
     """One result: label, milliseconds, and the ratio to the floor when given."""
     ratio = f"   {ms / floor:5.1f}× the floor" if floor else ""
     print(f"  {label:<56}{ms:8.1f} ms{extra}{ratio}" if ms >= 10 else f"  {label:<56}{ms:8.3f} ms{extra}{ratio}")
 
 
-def measure_appends(store: SessionStore, events: list[Event], rows: list[Row], folder: Path) -> tuple[str, float]:
-    """Append every event one by one (store and raw), print p50/p99; returns the session id and our p50."""
+def measure_appends(
+    store: SessionStore, events: list[Event], rows: list[Row], floor: Floor
+) -> tuple[str, float, float]:
+    """Append every event one by one (store and raw), print p50/p99; returns the session id, our p50, the floor's."""
     session_id = store.create_session().id
     ours = percentiles(store_appends(store, session_id, events))
-    raw_conn = raw_connection(folder / "raw-append.db")
-    floor = percentiles(raw_appends(raw_conn, rows))
-    raw_conn.close()
+    raw = percentiles(floor.appends(rows))
     print("append one event in its own committed transaction (p50, then p99)")
-    line("SessionStore.append", ours[0], floor[0], f"  p99 {ours[1]:6.3f} ms")
-    line("raw sqlite3, same two statements + COMMIT", floor[0], None, f"  p99 {floor[1]:6.3f} ms")
-    line(
-        "raw sqlite3 executemany, all in one commit", raw_bulk_insert(folder / "raw-bulk.db", rows), None, " per event"
-    )
-    return session_id, ours[0]
+    line("SessionStore.append", ours[0], raw[0], f"  p99 {ours[1]:6.3f} ms")
+    line(f"{floor.name}, same two statements + COMMIT", raw[0], None, f"  p99 {raw[1]:6.3f} ms")
+    return session_id, ours[0], raw[0]
 
 
-def measure_load(store: SessionStore, session_id: str, raw_conn: sqlite3.Connection, count: int) -> tuple[float, float]:
-    """Load the whole session (store and raw); returns (our ms, ratio to the SELECT + json.loads floor)."""
+def measure_load(store: SessionStore, session_id: str, floor: Floor, count: int) -> tuple[float, float]:
+    """Load the whole session (store and raw); returns (our ms, the SELECT + json.loads floor's ms)."""
     load = timed(lambda: store.events(session_id))
-    select_loads = timed(lambda: [json.loads(p) for p in raw_select(raw_conn)])
+    select_loads = timed(lambda: [json.loads(p) for p in floor.select()])
     print(f"load the {count:,}-event session")
     line("SessionStore.events (validated Event objects)", load, select_loads)
-    line("raw sqlite3: one SELECT + json.loads (floor)", select_loads)
-    line("raw sqlite3: one SELECT, rows only", timed(lambda: raw_select(raw_conn)))
-    return load, load / select_loads
+    line(f"{floor.name}: one SELECT + json.loads (floor)", select_loads)
+    line(f"{floor.name}: one SELECT, rows only", timed(floor.select))
+    return load, select_loads
 
 
-def measure_files(
-    store: SessionStore, session_id: str, raw_conn: sqlite3.Connection, folder: Path
-) -> tuple[float, float]:
-    """Export and import the session (store and raw); returns (export ms, import ms)."""
+def measure_files(store: SessionStore, session_id: str, floor: Floor, import_url: str) -> tuple[float, ...]:
+    """Export and import the session (store and raw); returns (export, its floor, import, its floor) in ms."""
     data = export_session(store, session_id)
-    other = SessionStore.open(f"sqlite:///{folder / 'import.db'}")
+    other = SessionStore.open(import_url)
     export = timed(lambda: export_session(store, session_id))
     imported = timed(lambda: import_session(other, data), repeat=3)
     other.close()
-    export_floor = timed(lambda: raw_export(raw_conn))
-    import_floor = timed(lambda: raw_import(raw_conn, data), repeat=3)
+    export_floor = timed(floor.export)
+    import_floor = timed(lambda: floor.import_(data), repeat=3)
     print(f"export / import ({len(data) / 1e6:.1f} MB file)")
     line("export_session", export, export_floor)
-    line("raw sqlite3: SELECT + the same event lines (floor)", export_floor)
+    line(f"{floor.name}: SELECT + the same event lines (floor)", export_floor)
     line("import_session (parse, validate, write atomically)", imported, import_floor)
-    line("raw: json.loads + executemany, nothing checked (floor)", import_floor)
-    return export, imported
+    line(f"{floor.name}: json.loads + executemany, nothing checked (floor)", import_floor)
+    return export, export_floor, imported, import_floor
 
 
-def bench(workload: str, count: int, folder: Path) -> dict[str, float]:
-    """Run every measurement for one workload and print it; returns the numbers checked against the targets."""
-    events = agent_events(count, compact=workload == "compact")
+def bench(events: list[Event], urls: tuple[str, str], floor: Floor) -> dict[str, float]:
+    """Every measurement on one backend (``urls``: the store's database and an import target), printed."""
     rows = [(e.run_id, e.type, e.ts, encode(e)) for e in events]
     gc.collect()
     gc.freeze()  # the benchmark's own copies of the events are not what a collection should be timed on
-    size = sum(len(r[3].encode()) for r in rows)
-    print(f"\n== {workload}: {count:,} events, {size / count:,.0f} B/event on average, {size / 1e6:.1f} MB ==")
-    store = SessionStore.open(f"sqlite:///{folder / 'store.db'}")
-    session_id, append_p50 = measure_appends(store, events, rows, folder)
+    store = SessionStore.open(urls[0])
+    session_id, append_p50, append_floor = measure_appends(store, events, rows, floor)
     assert store.events(session_id) == events
-    raw_conn = raw_connection(folder / "raw.db")
-    with raw_conn:
-        raw_conn.execute("BEGIN")
-        raw_conn.executemany(
-            "INSERT INTO events VALUES ('s', ?, ?, ?, ?, ?)", [(i + 1, *r) for i, r in enumerate(rows)]
-        )
-    load, load_ratio = measure_load(store, session_id, raw_conn, count)
-    export, imported = measure_files(store, session_id, raw_conn, folder)
+    floor.fill(rows)
+    load, load_floor = measure_load(store, session_id, floor, len(events))
+    export, export_floor, imported, import_floor = measure_files(store, session_id, floor, urls[1])
     store.close()
-    raw_conn.close()
     gc.unfreeze()
     return {
         "append_p50_ms": append_p50,
+        "append_floor_ms": append_floor,
         "load_ms": load,
-        "load_ratio": load_ratio,
+        "load_ratio": load / load_floor,
         "export_ms": export,
+        "export_ratio": export / export_floor,
         "import_ms": imported,
+        "import_ratio": imported / import_floor,
     }
 
 
-def verdict(results: dict[str, float]) -> str:
+def verdict(results: dict[str, float], targets: dict[str, float]) -> str:
     """Which targets were met."""
-    marks = {k: "ok" if results[k] <= limit else "MISSED" for k, limit in TARGETS.items()}
-    return ", ".join(f"{k} {results[k]:.2f} ({marks[k]} ≤ {limit:g})" for k, limit in TARGETS.items())
+    marks = {k: "ok" if results[k] <= limit else "MISSED" for k, limit in targets.items()}
+    return ", ".join(f"{k} {results[k]:.2f} ({marks[k]} ≤ {limit:g})" for k, limit in targets.items())
+
+
+@contextlib.contextmanager
+def postgres(url: str | None) -> Iterator[str]:
+    """``url``, else a database in a throwaway durable cluster reached over its Unix socket."""
+    if url:
+        yield url
+        return
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        raise SystemExit("PostgreSQL server binaries not found: apt-get install postgresql, or pass --pg-url")
+    cluster = Cluster(bin_dir, durable=True).start()
+    try:
+        with psycopg.connect(dsn(cluster.url()), autocommit=True) as admin:
+            admin.execute("CREATE DATABASE bench")
+        yield cluster.socket_url("bench")
+    finally:
+        cluster.stop()
+
+
+def run_backend(backend: str, workloads: dict[str, list[Event]], pg_url: str, folder: Path) -> dict[str, Any]:
+    """Every workload on one backend, then the concurrent runs; returns the numbers by workload."""
+    results: dict[str, Any] = {}
+    for workload, events in workloads.items():
+        size = sum(len(encode(e).encode()) for e in events)
+        print(f"\n== {backend} · {workload}: {len(events):,} events, {size / len(events):,.0f} B/event ==")
+        where = folder / workload
+        where.mkdir()
+        if backend == "sqlite":
+            urls, floor = (f"sqlite:///{where / 'store.db'}", f"sqlite:///{where / 'import.db'}"), SqliteFloor(where)
+        else:
+            urls, floor = (pg_url, pg_url), PostgresFloor(pg_url)
+        results[workload] = bench(events, urls, floor)
+        floor.close()
+    url = f"sqlite:///{folder / 'concurrent.db'}" if backend == "sqlite" else pg_url
+    results["concurrent"] = concurrent_runs(url)
+    c = results["concurrent"]
+    counts = f"{c['lost']} lost, {c['duplicated']} doubled, {c['errors']} failed"
+    print(f"10 concurrent runs: {c['events']:,} events in {c['seconds']:.1f} s, {counts}")
+    return results
+
+
+def table(results: dict[str, dict[str, Any]]) -> None:
+    """The side-by-side summary: one column per backend."""
+    backends = list(results)
+    print("\n" + f"{'':<44}" + "".join(f"{b:>22}" for b in backends))
+    rows = [
+        ("append p50, ms (raw driver)", "real", lambda r: f"{r['append_p50_ms']:.2f} ({r['append_floor_ms']:.2f})"),
+        ("load 10k events, ms (× raw floor)", "real", lambda r: f"{r['load_ms']:.0f} ({r['load_ratio']:.2f}×)"),
+        ("load, compact events (× raw floor)", "compact", lambda r: f"{r['load_ms']:.0f} ({r['load_ratio']:.2f}×)"),
+        ("export, ms (× raw floor)", "real", lambda r: f"{r['export_ms']:.0f} ({r['export_ratio']:.2f}×)"),
+        ("import, ms (× raw floor)", "real", lambda r: f"{r['import_ms']:.0f} ({r['import_ratio']:.2f}×)"),
+    ]
+    for label, workload, cell in rows:
+        if all(workload in results[b] for b in backends):
+            print(f"{label:<44}" + "".join(f"{cell(results[b][workload]):>22}" for b in backends))
+    lost = "".join(f"{'{lost} lost, {duplicated} doubled'.format(**results[b]['concurrent']):>22}" for b in backends)
+    print(f"{'10 concurrent runs into one database':<44}{lost}")
 
 
 def main() -> None:
@@ -245,16 +336,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=10_000)
     parser.add_argument("--workload", choices=("real", "compact", "both"), default="both")
+    parser.add_argument("--backends", default="sqlite,postgresql", help="comma-separated: sqlite, postgresql")
+    parser.add_argument("--pg-url", help="a PostgreSQL database to use (default: a throwaway cluster)")
     args = parser.parse_args()
     print(f"Python {platform.python_version()} · SQLite {sqlite3.sqlite_version} · WAL, synchronous=NORMAL")
-    workloads = ("real", "compact") if args.workload == "both" else (args.workload,)
-    results = {}
-    for workload in workloads:
-        with tempfile.TemporaryDirectory() as tmp:
-            results[workload] = bench(workload, args.events, Path(tmp))
+    names = ("real", "compact") if args.workload == "both" else (args.workload,)
+    workloads = {name: agent_events(args.events, compact=name == "compact") for name in names}
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    results: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as tmp, postgres(args.pg_url if "postgresql" in backends else "-") as pg_url:
+        for backend in backends:
+            (Path(tmp) / backend).mkdir()
+            results[backend] = run_backend(backend, workloads, pg_url, Path(tmp) / backend)
+    table(results)
     print("\ntargets:")
-    for workload, numbers in results.items():
-        print(f"  {workload}: {verdict(numbers)}")
+    for backend, numbers in results.items():
+        for workload in names:
+            targets = PG_TARGETS if backend == "postgresql" else TARGETS
+            print(f"  {backend} {workload}: {verdict(numbers[workload], targets)}")
 
 
 if __name__ == "__main__":

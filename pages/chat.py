@@ -8,11 +8,12 @@ import streamlit as st
 
 from agent_core.models import ModelError
 from agent_core.store import SessionNotFound
+from agent_core.untrusted import neutralize
 from sparrow_ui import examples
 from sparrow_ui.conversation import conversation, recent_turns, trace_panel
 from sparrow_ui.i18n import t
 from sparrow_ui.live_turn import approval_boxes, follow, waiting
-from sparrow_ui.runs import resume_interrupted, start_question, stop
+from sparrow_ui.runs import active_run, ask, queued, resume_interrupted, start_queued, stop
 from sparrow_ui.session_controls import session_controls
 from sparrow_ui.session_view import prices, session_view, with_live
 from sparrow_ui.sidebar import frame
@@ -28,7 +29,9 @@ except SessionNotFound:
     open_session(None)
     session_id, view = None, session_view(store, None)
 
-live = live_runs().active(session_id) if session_id else None
+live = active_run(store, session_id)  # started here, or live on another replica
+if live is None and session_id and start_queued(store, session_id, config):
+    st.rerun()  # the question that waited for the last run starts now
 transcript, live_seen = with_live(view, live) if live else (view.transcript, 0)
 turns = transcript.turns
 shown = transcript.turn(live.run_id) if live else selected_turn(turns)
@@ -61,11 +64,13 @@ with chat_column:
             try:
                 resume_interrupted(store, view.info.id, config, interrupted.run_id)  # type: ignore[union-attr]
             except (ModelError, RuntimeError) as exc:
-                st.error(str(exc))
+                st.error(neutralize(str(exc)))
             else:
                 st.rerun()
     if live is not None and st.button(t("chat.stop"), icon=":material/stop_circle:", key="stop", type="primary"):
         stop(live)
+    if waiting_question := queued(session_id):
+        st.info(t("chat.queued", question=waiting_question), icon=":material/schedule:")
 
 with trace_column:
     trace_slot = st.empty()
@@ -76,7 +81,7 @@ with trace_column:
 
 question = st.chat_input(
     t("chat.placeholder") if config.configured else t("chat.placeholder_off"),
-    disabled=live is not None or not config.configured,
+    disabled=not config.configured or queued(session_id) is not None,
     key="question",
 )
 if question and question.strip():
@@ -84,9 +89,9 @@ if question and question.strip():
         if view.info is None:
             session_id = store.create_session().id
             open_session(session_id)
-        start_question(store, session_id, config, question.strip())  # type: ignore[arg-type]
+        ask(store, session_id, config, question.strip())  # type: ignore[arg-type]
     except (ModelError, RuntimeError) as exc:
-        st.error(str(exc))
+        st.error(neutralize(str(exc)))
     else:
         select_turn(None)
         st.rerun()

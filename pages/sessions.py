@@ -8,10 +8,12 @@ import streamlit as st
 
 from agent_core.formatting import format_timestamp
 from agent_core.store import SessionNotFound, SnapshotNotFound
+from agent_core.untrusted import neutralize, plain
 from sparrow_ui import examples
 from sparrow_ui.i18n import t
+from sparrow_ui.runs import live_run_id
 from sparrow_ui.sidebar import frame
-from sparrow_ui.state import get_store, live_runs, open_in_chat
+from sparrow_ui.state import get_store, open_in_chat
 
 frame()
 store = get_store()
@@ -23,9 +25,10 @@ if not sessions:
 for info in sessions:
     with st.container(border=True):
         top, actions = st.columns([4, 3])
-        top.markdown(f"**{info.title}**")
+        top.markdown(f"**{plain(info.title)}**")
         model = info.config.model or "—"
-        top.caption(f"{format_timestamp(info.updated_at)} · {model} · {info.config.protocol} · `{info.id}`")
+        about = f"{format_timestamp(info.updated_at)} · {model} · {info.config.protocol} · `{info.id}`"
+        top.caption(neutralize(about))
         left, middle, right = actions.columns(3)
         if left.button(t("session.open"), key=f"open_{info.id}", type="primary"):
             open_in_chat(info.id)
@@ -34,7 +37,7 @@ for info in sessions:
             if st.button("OK", key=f"rename_{info.id}"):
                 store.rename_session(info.id, title)
                 st.rerun()
-        busy = live_runs().active(info.id) is not None
+        busy = live_run_id(store, info.id) is not None  # a run in progress here or on another replica
         if right.button(t("session.delete"), key=f"delete_{info.id}", disabled=busy):
             with contextlib.suppress(SessionNotFound):
                 store.delete_session(info.id)
@@ -45,12 +48,12 @@ for info in sessions:
             with st.expander(f"{t('session.snapshots')} ({len(snapshots)})", icon=":material/photo_camera:"):
                 for snapshot in snapshots:
                     name, fork = st.columns([4, 2])
-                    name.markdown(f"**{snapshot.name}** · {format_timestamp(snapshot.created_at)}")
+                    name.markdown(f"**{plain(snapshot.name)}** · {format_timestamp(snapshot.created_at)}")
                     if fork.button(t("session.fork"), key=f"fork_{snapshot.id}"):
                         try:
                             forked = store.fork_snapshot(snapshot.id)
                         except SnapshotNotFound as exc:
-                            st.error(str(exc))
+                            st.error(neutralize(str(exc)))
                         else:
                             open_in_chat(forked.id)
 

@@ -8,9 +8,10 @@ from agent_core.store import SessionNotFound
 from agent_core.timeline import build_timeline
 from sparrow_ui import charts, compare, examples, exports, inspector, overview, replay
 from sparrow_ui.i18n import t
+from sparrow_ui.runs import live_run_id as live_run_id_of
 from sparrow_ui.session_view import prices, session_view
 from sparrow_ui.sidebar import frame
-from sparrow_ui.state import current_session_id, get_store, live_runs, open_in_chat
+from sparrow_ui.state import current_session_id, get_store, open_in_chat
 
 frame()
 store = get_store()
@@ -38,9 +39,8 @@ turns = view.transcript.turns
 if not turns or view.metrics is None:
     st.info(t("traces.no_runs"))
     st.stop()
-live = live_runs().active(session_id)
-live_run_id = live.run_id if live else None
-if live is not None:
+live_run_id = live_run_id_of(store, session_id)  # here or on another replica
+if live_run_id is not None:
     note, refresh = st.columns([5, 1], vertical_alignment="center")
     note.info(t("traces.live"), icon=":material/autorenew:")
     refresh.button(t("traces.refresh"), icon=":material/refresh:", key="refresh", width="stretch")

@@ -22,7 +22,7 @@ from agent_core.store import SessionInfo, SessionStore
 from agent_core.tools import Tool
 from agent_core.transcript import Transcript
 from agent_core.turns import StepView, TurnView
-from sparrow_ui.plain import plain
+from agent_core.untrusted import neutralize, plain
 from sparrow_ui.session_view import prices
 from sparrow_ui.state import ModelConfig, available_tools
 from sparrow_ui.strings_demo import td
@@ -46,7 +46,7 @@ def pick_turn(sessions: Sequence[SessionInfo], store: SessionStore, side: str) -
     """A session and one of its turns for ``side``, kept in the URL; None when the session has no turn."""
     wanted_session, _, wanted_run = (st.query_params.get(side) or "").partition(":")
     ids = [s.id for s in sessions]
-    titles = {s.id: f"{s.title} · {s.id[-6:]}" for s in sessions}
+    titles = {s.id: neutralize(f"{s.title} · {s.id[-6:]}") for s in sessions}
     index = ids.index(wanted_session) if wanted_session in ids else 0
     session_id = st.selectbox(
         td("compare.session"), ids, index=index, format_func=titles.__getitem__, key=f"compare_{side}_session"
@@ -56,7 +56,7 @@ def pick_turn(sessions: Sequence[SessionInfo], store: SessionStore, side: str) -
         st.caption(td("compare.need_turns"))
         return None
     runs = [t.run_id for t in turns]
-    labels = {t.run_id: f"{n}. {t.question[:80]}" for n, t in enumerate(turns, start=1)}
+    labels = {t.run_id: neutralize(f"{n}. {t.question[:80]}") for n, t in enumerate(turns, start=1)}
     default = runs.index(wanted_run) if wanted_run in runs else len(runs) - 1
     run_id = st.selectbox(
         td("compare.turn"), runs, index=default, format_func=labels.__getitem__, key=f"compare_{side}_run_{session_id}"

@@ -9,8 +9,8 @@ import streamlit as st
 from agent_core.examples import EXAMPLES, Example, example_name, open_example, split_examples
 from agent_core.formatting import format_timestamp
 from agent_core.store import SessionFileError, SessionInfo, SessionStore
+from agent_core.untrusted import plain
 from sparrow_ui.i18n import t
-from sparrow_ui.plain import plain
 from sparrow_ui.state import open_in_chat
 from sparrow_ui.strings_demo import td
 
@@ -42,10 +42,13 @@ def example_buttons(store: SessionStore, items: Sequence[Example], *, key: str =
 def banner(info: SessionInfo | None, *, compact: bool = False) -> None:
     """Say that the open session is an example (nothing for the user's own sessions); ``compact``: one line."""
     name = example_name(info)
-    if name is not None and compact:
-        st.caption(f":material/auto_stories: {td('examples.banner', name=name)}")
-    elif name is not None:
-        st.info(td("examples.banner", name=name), icon=":material/auto_stories:")
+    if name is None:
+        return
+    text = td("examples.banner", name=plain(name))  # the name is the file's word: no markup from it
+    if compact:
+        st.caption(f":material/auto_stories: {text}")
+    else:
+        st.info(text, icon=":material/auto_stories:")
 
 
 def own_sessions(store: SessionStore) -> list[SessionInfo]:

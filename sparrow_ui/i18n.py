@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from agent_core.untrusted import neutralize
 from sparrow_ui.strings_mcp import STRINGS as MCP_STRINGS
 from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
@@ -21,6 +22,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "智能体可以调用的工具。可在侧边栏（智能体）中启用或停用。",
     },
     "tools.needs_approval": {"en": "asks for approval before each call", "zh": "每次调用前需要批准"},
+    "tools.ask_first": {"en": "Ask before each call", "zh": "每次调用前询问"},
+    "tools.ask_first_why": {
+        "en": "On by default because this tool {why}. Turn it off to trust the tool.",
+        "zh": "默认开启，因为此工具会{why}。关闭即表示信任此工具。",
+    },
+    "tools.ask_first_help": {
+        "en": "Pause the run until you approve or deny each call to this tool.",
+        "zh": "每次调用此工具前暂停运行，等待你批准或拒绝。",
+    },
     "tools.timeout": {"en": "timeout {seconds:g} s", "zh": "超时 {seconds:g} 秒"},
     "tools.enabled": {"en": "enabled", "zh": "已启用"},
     "tools.disabled": {"en": "disabled", "zh": "已停用"},
@@ -64,6 +74,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "agent.max_steps": {"en": "Max steps", "zh": "最大步数"},
     "agent.temperature": {"en": "Temperature", "zh": "温度"},
     "agent.tools": {"en": "Tools", "zh": "工具"},
+    "agent.max_tokens": {"en": "Max tokens per reply", "zh": "每次回复的最大 token 数"},
     "agent.max_tools": {"en": "Tools offered per step (0 = all)", "zh": "每步提供的工具数（0 = 全部）"},
     "agent.max_tools_help": {
         "en": "With many tools, offer only the most relevant ones to the model each step (BM25 over names and "
@@ -107,6 +118,10 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "chat.resume": {"en": "Resume the run", "zh": "继续运行"},
     "chat.busy": {"en": "A run is already in progress in this session.", "zh": "此会话中已有正在进行的运行。"},
+    "chat.queued": {
+        "en": "Waiting for the run in progress to finish; then this question goes next: “{question}”",
+        "zh": "等待当前运行结束后，接着回答这个问题：“{question}”",
+    },
     "chat.empty": {
         "en": "Ask a question. Every Thought, Action and Observation will appear in the trace on the right.",
         "zh": "提个问题吧。每一步的思考、行动和观察都会显示在右侧的追踪面板中。",
@@ -194,7 +209,8 @@ def t(key: str, **values: object) -> str:
     if entry is None:
         return key
     text = entry.get(lang()) or entry["en"]
-    return text.format(**values) if values else text
+    # values come from models, tools, endpoints and imported files: no images or HTML from them
+    return text.format(**{k: neutralize(v) if isinstance(v, str) else v for k, v in values.items()}) if values else text
 
 
 def status_label(status: str | None) -> str:

@@ -19,6 +19,7 @@ from agent_core.formatting import clip, format_cost, format_duration, format_tok
 from agent_core.metrics import RunMetrics, StepMetrics
 from agent_core.pricing import PriceTable
 from agent_core.transcript import ActionView, StepView, TurnView
+from agent_core.untrusted import neutralize
 from sparrow_ui import render
 from sparrow_ui.i18n import t
 from sparrow_ui.widgets import choose, translated_selectbox
@@ -216,7 +217,7 @@ def sent_messages(call: ModelFinished) -> None:
         st.code(_json(list(call.messages)), language="json", height=_height(len(call.messages) * 400))
     for number, message in enumerate(call.messages, start=1):
         role = str(message.get("role", "?"))
-        st.markdown(f"**{number}.** `{role}`")
+        st.markdown(f"**{number}.** `{neutralize(role)}`")
         content = message.get("content")
         text = content if isinstance(content, str) else _json(content) if content is not None else ""
         if text:
@@ -243,7 +244,7 @@ def raw_output(call: ModelFinished) -> None:
         f"{t('traces.col.ttft')} {format_duration(call.ttft_ms)}",
         f"finish_reason: {call.finish_reason or '—'}",
     ]
-    st.caption(" · ".join(facts))
+    st.caption(neutralize(" · ".join(facts)))
 
 
 def parsed_reply(call: ModelFinished) -> None:
@@ -254,7 +255,8 @@ def parsed_reply(call: ModelFinished) -> None:
         st.markdown(f"**{t('trace.thought')}**")
         st.code(call.thought, language=None, wrap_lines=True, height=_height(len(call.thought)))
     for request in call.tool_calls:
-        st.markdown(f"**{t('trace.action')}** `{request.get('name', '?')}` · `{request.get('id', '')}`")
+        name, ident = neutralize(str(request.get("name", "?"))), neutralize(str(request.get("id", "")))
+        st.markdown(f"**{t('trace.action')}** `{name}` · `{ident}`")
         st.code(_pretty_arguments(request.get("arguments")), language="json", wrap_lines=True)
     if call.final_answer is not None:
         st.markdown(f"**{t('trace.answer')}**")
@@ -270,7 +272,7 @@ def observations(actions: Sequence[ActionView]) -> None:
         return
     for action in actions:
         duration = t("trace.running") if action.running else format_duration(action.duration_ms)
-        st.markdown(f"**{t('trace.action')}** `{action.tool}` · {duration}")
+        st.markdown(f"**{t('trace.action')}** `{neutralize(action.tool)}` · {duration}")
         st.code(_json(action.arguments), language="json", wrap_lines=True)
         if action.error:
             _problem(t("trace.tool_error", error=""), action.error)

@@ -8,7 +8,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from agent_core.approvals import approval_key
 from agent_core.events import Event
-from agent_core.live import LiveRun
+from agent_core.live import ActiveRun
 from agent_core.metrics import run_metrics
 from agent_core.transcript import ActionView, Transcript, TurnView
 from sparrow_ui import render
@@ -17,7 +17,7 @@ from sparrow_ui.runs import decide, watch
 from sparrow_ui.session_view import prices
 
 
-def waiting(live: LiveRun, turn: TurnView | None) -> list[tuple[int, ActionView]]:
+def waiting(live: ActiveRun, turn: TurnView | None) -> list[tuple[int, ActionView]]:
     """The live turn's calls that wait for an Approve / Deny click, with their step numbers."""
     if turn is None:
         return []
@@ -28,7 +28,7 @@ def waiting(live: LiveRun, turn: TurnView | None) -> list[tuple[int, ActionView]
     ]
 
 
-def approval_boxes(live: LiveRun, turn: TurnView) -> None:
+def approval_boxes(live: ActiveRun, turn: TurnView) -> None:
     """Approve / Deny for each call the live turn waits on."""
     for step, action in waiting(live, turn):
         key = approval_key(turn.run_id, step, action.call_id)
@@ -37,7 +37,7 @@ def approval_boxes(live: LiveRun, turn: TurnView) -> None:
 
 
 def follow(
-    live: LiveRun, transcript: Transcript, answer: DeltaGenerator | None, trace: DeltaGenerator, *, since: int
+    live: ActiveRun, transcript: Transcript, answer: DeltaGenerator | None, trace: DeltaGenerator, *, since: int
 ) -> None:
     """Fold the run's events from ``since`` on into ``transcript`` and redraw its answer and trace slots.
 

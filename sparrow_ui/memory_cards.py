@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import contextlib
-import re
 
 import streamlit as st
 
 from agent_core.formatting import format_timestamp
 from agent_core.longterm.guard import MemoryRefused, find_instructions
 from agent_core.longterm.store import MemoryNotFound, MemoryRecord, MemoryStore
+from agent_core.untrusted import plain as escape_markdown
 from sparrow_ui.i18n import t
 from sparrow_ui.state import open_in_chat
-
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
 def plain(text: str) -> str:
     """``text`` with Markdown escaped: a memory shows as written, never as links, images or formatting."""
-    return _MARKDOWN.sub(r"\\\1", text)
+    return escape_markdown(text)
 
 
 def refusal(exc: MemoryRefused) -> str:
@@ -43,8 +41,8 @@ def source_line(record: MemoryRecord) -> str:
     """When, who, how well it matched, and (when it has no open-able session) where it came from."""
     parts = [f"#{record.id}", format_timestamp(record.created_at)]
     parts.append(t("memory.by_agent") if record.origin == "agent" else t("memory.by_user"))
-    if record.score is not None:
-        parts.append(t("memory.score", score=record.score))
+    if record.rank is not None:
+        parts.append(t("memory.rank", rank=record.rank))
     if record.source_session_id is None:
         parts.append(t("memory.no_source"))
     elif record.source_deleted:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.store import SessionNotFound
+from agent_core.untrusted import plain
 from sparrow_ui import examples, replay
 from sparrow_ui.i18n import t
 from sparrow_ui.navigation import through_app
-from sparrow_ui.plain import plain
 from sparrow_ui.presentation_link import PRESENT_PARAM
 from sparrow_ui.session_view import prices, session_view
 from sparrow_ui.state import SESSION_PARAM, current_session_id, get_store

@@ -19,17 +19,17 @@ from agent_core.metrics import RunMetrics, SessionMetrics, ToolStats
 from agent_core.pricing import PriceTable
 from agent_core.protocols.json_reply import partial_answer
 from agent_core.transcript import ActionView, StepView, TurnView
+from agent_core.untrusted import neutralize, plain
 from sparrow_ui.i18n import status_label, t
 
-_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)]*)\)")
 _FINAL = re.compile(r"(?:final[ _]*answer|最终答案)[ \t*_]*[:：]", re.IGNORECASE)
 LONG_OBSERVATION = 600
 """Observations longer than this are shown in a short scrolling box."""
 
 
 def safe_markdown(text: str) -> str:
-    """Markdown with images turned into plain links (no remote fetches from model output)."""
-    return _IMAGE.sub(lambda m: f"[{m.group(1) or 'image'}]({m.group(2)})", text)
+    """Markdown that cannot make the browser fetch anything (see ``agent_core.untrusted.neutralize``)."""
+    return neutralize(text)
 
 
 def tool_summary(tools: Sequence[ToolStats]) -> str:
@@ -72,7 +72,10 @@ def answer_body(turn: TurnView) -> None:
         text = _visible_answer(turn.live_text, turn.protocol)
         st.markdown(safe_markdown(text) + " ▌" if text else f"*{t('chat.thinking')}*")
     else:
-        st.warning(t("chat.no_answer", status=status_label(turn.status)) + (f"\n\n{turn.error}" if turn.error else ""))
+        st.warning(
+            t("chat.no_answer", status=status_label(turn.status))
+            + (f"\n\n{neutralize(turn.error)}" if turn.error else "")
+        )
 
 
 def _visible_answer(streamed: str, protocol: str) -> str:
@@ -99,7 +102,7 @@ def turn_caption(turn: TurnView, metrics: RunMetrics | None) -> str:
 def trace_header(turn: TurnView, number: int, metrics: RunMetrics | None) -> None:
     """Which turn the trace shows, and its tool usage summary."""
     st.markdown(f"**{t('trace.turn', n=number)}** · {status_label(turn.status)}")
-    st.caption(clip(turn.question, 160))
+    st.caption(neutralize(clip(turn.question, 160)))
     if metrics is not None:
         st.caption(f":material/build: {tool_summary(metrics.tools)}")
         st.caption(f":material/speed: {metrics_line(metrics)}")
@@ -146,7 +149,9 @@ def _step_icon(step: StepView) -> str:
 
 
 def _step_label(step: StepView, model: str, prices: PriceTable) -> str:
-    what = ", ".join(a.tool for a in step.actions) or (t("trace.answer") if step.final_answer is not None else "")
+    what = neutralize(", ".join(a.tool for a in step.actions)) or (
+        t("trace.answer") if step.final_answer is not None else ""
+    )
     numbers = step_numbers(step, model, prices)
     return " · ".join(x for x in (t("trace.step", n=step.number), what, numbers) if x)
 
@@ -197,7 +202,7 @@ def step_body(step: StepView) -> None:
 def action_block(action: ActionView) -> None:
     """One tool call: name, JSON arguments, and its observation or error."""
     badge = f" · {t(f'approval.{action.approval}')}" if action.approval else ""
-    st.markdown(f"**{t('trace.action')}** `{action.tool}`{badge}")
+    st.markdown(f"**{t('trace.action')}** `{neutralize(action.tool)}`{badge}")
     st.code(json.dumps(action.arguments, ensure_ascii=False, indent=2), language="json")
     if action.approval == "pending":
         return
@@ -245,7 +250,7 @@ def _links(details: Any) -> None:
     if not isinstance(items, list):
         return
     lines = [
-        f"- [{clip(str(item.get('title') or item['url']), 90)}]({item['url']})"
+        f"- [{plain(clip(str(item.get('title') or item['url']), 90))}]({neutralize(item['url'])})"
         for item in items[:10]
         if isinstance(item, dict) and str(item.get("url", "")).startswith(("http://", "https://"))
     ]

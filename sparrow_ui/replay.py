@@ -29,6 +29,7 @@ from agent_core.events import Event, ModelDelta, ModelFinished, RunResumed, RunS
 from agent_core.metrics import RunMetrics, run_metrics
 from agent_core.pricing import PriceTable
 from agent_core.transcript import Transcript
+from agent_core.untrusted import neutralize
 from sparrow_ui.conversation import conversation, trace_panel
 from sparrow_ui.i18n import t
 from sparrow_ui.presentation_link import presentation_button
@@ -284,7 +285,7 @@ class Scene:
     def _progress(self, cursor: int) -> None:
         last = len(self.frames) - 1
         caption = frame_caption(self.events, self.frames[cursor])
-        text = f"{t('traces.replay.frame', n=cursor + 1, total=last + 1)} · {caption}"
+        text = f"{t('traces.replay.frame', n=cursor + 1, total=last + 1)} · {neutralize(caption)}"
         self.progress.progress(cursor / max(1, last), text=text)
 
     def stream_into(self, cursor: int, speed: float) -> None:

@@ -10,18 +10,76 @@ from agent_core.agent import Agent, new_run_id
 from agent_core.approvals import approval_key
 from agent_core.events import ApprovalRequested, Event
 from agent_core.limits import CancelToken
-from agent_core.live import LiveRun
+from agent_core.live import ActiveRun, FollowedRun, LiveRun
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryStore
 from agent_core.longterm.tools import bind_memory_tools
-from agent_core.sessions import agent_for_session, config_from_agent, resume_run, split_at_run
-from agent_core.store import SessionStore, record_events
+from agent_core.sessions import agent_for_session, resume_run, run_in_session, split_at_run
+from agent_core.store import SessionStore
+from agent_core.store.run_owners import RunOwners, SessionBusy
 from agent_core.tools import Tool
 from agent_core.trace_export.live import live_export
 from sparrow_ui.i18n import t
 from sparrow_ui.state import ModelConfig, live_runs
 
 WATCH_INTERVAL_S = 0.1
+_QUEUED = "queued_question"
+
+
+def active_run(store: SessionStore, session_id: str | None) -> ActiveRun | None:
+    """The session's run in progress: started here, or owned by another replica and followed through the store.
+
+    A run whose owner stopped heartbeating is neither: the page then offers to resume it.
+    """
+    if session_id is None:
+        return None
+    if (local := live_runs().active(session_id)) is not None:
+        return local
+    owner = RunOwners(store.engine).live(session_id)
+    return FollowedRun(store, session_id, owner) if owner is not None and not owner.local else None
+
+
+def live_run_id(store: SessionStore, session_id: str | None) -> str | None:
+    """The id of the session's run in progress on any replica (cheaper than ``active_run``: no events read)."""
+    if session_id is None:
+        return None
+    if (local := live_runs().active(session_id)) is not None:
+        return local.run_id
+    owner = RunOwners(store.engine).live(session_id)
+    return owner.run_id if owner is not None else None
+
+
+def ask(store: SessionStore, session_id: str, config: ModelConfig, question: str) -> None:
+    """Start ``question`` now or, while a run is live in the session (here or on another replica), queue it.
+
+    A queued question starts when that run ends (``start_queued``): one run at a time, never interleaved.
+    """
+    if active_run(store, session_id) is None:
+        try:
+            start_question(store, session_id, config, question)
+            return
+        except SessionBusy:  # another replica claimed the session a moment ago
+            pass
+    st.session_state[_QUEUED] = (session_id, question)
+
+
+def queued(session_id: str | None) -> str | None:
+    """The question waiting for the session's run in progress to end, if any."""
+    entry = st.session_state.get(_QUEUED)
+    return entry[1] if entry and entry[0] == session_id else None
+
+
+def start_queued(store: SessionStore, session_id: str, config: ModelConfig) -> bool:
+    """Start the queued question if the session is free now; True when it started."""
+    question = queued(session_id)
+    if question is None:
+        return False
+    try:
+        start_question(store, session_id, config, question)
+    except SessionBusy:
+        return False
+    st.session_state.pop(_QUEUED, None)
+    return True
 
 
 def run_tools(store: SessionStore, session_id: str, config: ModelConfig) -> list[Tool]:
@@ -49,20 +107,19 @@ def session_agent(store: SessionStore, session_id: str, config: ModelConfig) -> 
 
 
 def start_question(store: SessionStore, session_id: str, config: ModelConfig, question: str) -> LiveRun:
-    """Run ``question`` in the session with the sidebar's configuration."""
+    """Run ``question`` in the session with the sidebar's configuration; SessionBusy if a run is live anywhere."""
     agent = session_agent(store, session_id, config)
-    store.update_config(session_id, config_from_agent(agent))
     run_id = new_run_id()
 
     def make(cancel: CancelToken) -> Iterator[Event]:
-        recorded = record_events(store, session_id, agent.run(question, cancel=cancel, run_id=run_id))
+        recorded = run_in_session(store, session_id, agent, question, cancel=cancel, run_id=run_id)
         return live_export(recorded, session_id=session_id)  # spans sent while the run goes, if OTLP is set
 
     return live_runs().start(session_id, make, run_id=run_id, approvals=agent.approvals)
 
 
 def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig, run_id: str) -> LiveRun:
-    """Continue the session's interrupted run after its last complete step."""
+    """Continue the session's interrupted run after its last complete step; SessionBusy if its owner is alive."""
     agent = session_agent(store, session_id, config)
     _, run_events = split_at_run(store.events(session_id), run_id)
 
@@ -73,7 +130,7 @@ def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig
     return live_runs().start(session_id, make, run_id=run_id, base=run_events, approvals=agent.approvals)
 
 
-def watch(live: LiveRun, redraw: Callable[[list[Event]], None], *, since: int = 0) -> None:
+def watch(live: ActiveRun, redraw: Callable[[list[Event]], None], *, since: int = 0) -> None:
     """Redraw as the run's events arrive, until it ends or asks for an approval (the page then reruns to ask).
 
     A click elsewhere interrupts this script run; the agent's run goes on in its thread.
@@ -90,12 +147,12 @@ def watch(live: LiveRun, redraw: Callable[[list[Event]], None], *, since: int = 
             return
 
 
-def decide(live: LiveRun, run_id: str, step: int, call_id: str, approved: bool) -> None:
+def decide(live: ActiveRun, run_id: str, step: int, call_id: str, approved: bool) -> None:
     """Approve or deny a call the run is waiting on."""
     live.approvals.decide(approval_key(run_id, step, call_id), approved)
 
 
-def stop(live: LiveRun) -> None:
+def stop(live: ActiveRun) -> None:
     """Cancel the run (it ends with status ``cancelled``)."""
     live.cancel()
     st.toast(t("chat.stopping"), icon=":material/stop_circle:")

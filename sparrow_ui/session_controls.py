@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.store import SessionFileError, SessionStore, export_filename, export_session, import_session
+from agent_core.untrusted import plain
 from sparrow_ui import render
 from sparrow_ui.i18n import t
 from sparrow_ui.session_view import SessionView
@@ -20,7 +21,7 @@ def session_controls(store: SessionStore, view: SessionView, *, busy: bool) -> N
             st.rerun()
         if view.info is not None:
             session_id = view.info.id
-            st.caption(view.info.title)
+            st.caption(plain(view.info.title))
             with st.popover(t("session.save"), icon=":material/bookmark_add:", use_container_width=True):
                 name = st.text_input(t("session.snapshot_name"), key="snapshot_name", max_chars=100)
                 if st.button(t("session.save"), key="snapshot_save", type="primary"):

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from agent_core.events import Event
-from agent_core.live import LiveRun
+from agent_core.live import ActiveRun
 from agent_core.metrics import RunMetrics, SessionMetrics, session_metrics
 from agent_core.pricing import PriceTable, prices_from_env
 from agent_core.store import SessionInfo, SessionNotFound, SessionStore
@@ -54,7 +54,7 @@ def session_view(store: SessionStore, session_id: str | None) -> SessionView:
     return view
 
 
-def with_live(view: SessionView, live: LiveRun) -> tuple[Transcript, int]:
+def with_live(view: SessionView, live: ActiveRun) -> tuple[Transcript, int]:
     """The turns with the live run's events (deltas included) in place of its stored ones, and how many were used.
 
     Follow the run from that count on: events arriving meanwhile are then neither lost nor drawn twice.

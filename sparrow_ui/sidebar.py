@@ -94,6 +94,7 @@ def _agent_settings() -> None:
     st.slider(t("agent.temperature"), 0.0, 1.5, step=0.1, key="cfg_temperature")
     st.multiselect(t("agent.tools"), list(available_tools()), key="cfg_tools")
     st.number_input(t("agent.max_tools"), 0, 50, key="cfg_max_tools", help=t("agent.max_tools_help"))
+    st.number_input(t("agent.max_tokens"), 16, 200_000, step=256, key="cfg_max_tokens")
 
 
 def _defaults() -> None:
@@ -111,6 +112,7 @@ def _defaults() -> None:
     state.cfg_temperature = 0.0
     state.cfg_tools = list(available_tools())
     state.cfg_max_tools = 0
+    state.cfg_max_tokens = 4096
 
 
 def _apply_preset() -> None:
@@ -132,6 +134,8 @@ def _config(env_key: str | None) -> ModelConfig:
         temperature=float(state.cfg_temperature),
         tools=tuple(state.cfg_tools),
         max_tools=int(state.get("cfg_max_tools") or 0),
+        max_tokens=int(state.get("cfg_max_tokens") or 4096),
+        tool_approval=tuple(sorted((state.get("cfg_tool_approval") or {}).items())),
     )
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from agent_core.agent import AgentSettings
+from agent_core.approval_policy import app_defaults
 from agent_core.catalog import Catalog, tool_catalog
 from agent_core.live import LiveRuns
 from agent_core.models import OpenAIChatModel
@@ -59,6 +60,10 @@ class ModelConfig:
     tools: tuple[str, ...]
     max_tools: int = 0
     """Offer at most this many tools per step, the most relevant (0: all of them)."""
+    max_tokens: int = 4096
+    """Most tokens one model reply may have (sent to the server as ``max_tokens``)."""
+    tool_approval: tuple[tuple[str, bool], ...] = ()
+    """Per-tool approval choices from the Tools page (tool name, asks first)."""
 
     @property
     def configured(self) -> bool:
@@ -71,7 +76,13 @@ class ModelConfig:
 
     def agent_settings(self) -> AgentSettings:
         """Agent settings from the sidebar."""
-        return AgentSettings(max_steps=self.max_steps, temperature=self.temperature, max_tools=self.max_tools or None)
+        return AgentSettings(
+            max_steps=self.max_steps,
+            temperature=self.temperature,
+            max_tools=self.max_tools or None,
+            max_tokens=self.max_tokens,
+            tool_approval={**app_defaults(), **dict(self.tool_approval)},
+        )
 
     def selected_tools(self) -> list[Tool]:
         """The enabled tools, in the registry's order."""

@@ -49,7 +49,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "memory.no_match": {"en": "No memory matches this search.", "zh": "没有匹配的记忆。"},
     "memory.by_agent": {"en": "saved by the agent", "zh": "由智能体保存"},
     "memory.by_user": {"en": "added by a person", "zh": "由用户添加"},
-    "memory.score": {"en": "score {score:.2f}", "zh": "得分 {score:.2f}"},
+    "memory.rank": {"en": "rank {rank}", "zh": "第 {rank} 位"},
     "memory.no_source": {"en": "no source session", "zh": "无来源会话"},
     "memory.source_deleted": {"en": "from a deleted session ({id})", "zh": "来自已删除的会话（{id}）"},
     "memory.open_source": {"en": "Open its session", "zh": "打开来源会话"},

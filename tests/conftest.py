@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+pytest_plugins = ["tests.postgres"]  # a real PostgreSQL: db_url / file_db_url run a test on both backends
+
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
 _real_getaddrinfo = socket.getaddrinfo

@@ -42,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ask.add_argument("--time-limit", type=float, help="seconds per run (default 300)")
     ask.add_argument("--tool-timeout", type=float, help="seconds per tool call (default 30)")
     ask.add_argument("--temperature", type=float, help="default 0")
+    ask.add_argument("--max-tokens", type=int, help="most tokens per model reply (default 4096)")
     ask.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
     ask.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     add_approval_option(ask)
@@ -80,13 +81,14 @@ def recorded_ask(args: argparse.Namespace, cancel: CancelToken) -> Callable[[], 
             print(f"session: {session.id}", file=sys.stderr, flush=True)
         else:
             load_memory(agent, store.events(session.id))
-            if store.interrupted_run(session.id) is not None:
-                print(
-                    f"note: the last run of this session was interrupted; `sessions resume {session.id}` continues it",
-                    file=sys.stderr,
-                    flush=True,
-                )
+        interrupted = store.interrupted_run(session.id)
         connect_memory(agent, MemoryStore(store.engine), session_id=session.id)
-    session_id = session.id
-    live = partial(live_export, session_id=session_id, include_content=args.include_content)
-    return lambda: live(run_in_session(store, session_id, agent, args.question, cancel=cancel))
+        events = run_in_session(store, session.id, agent, args.question, cancel=cancel)  # claims the session now
+        if interrupted is not None:
+            print(
+                f"note: the last run of this session was interrupted; `sessions resume {session.id}` continues it",
+                file=sys.stderr,
+                flush=True,
+            )
+    live = partial(live_export, session_id=session.id, include_content=args.include_content)
+    return lambda: live(events)

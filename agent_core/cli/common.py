@@ -11,12 +11,14 @@ from collections.abc import Callable, Iterator
 from sqlalchemy.exc import SQLAlchemyError
 
 from agent_core.agent import Agent, AgentSettings
+from agent_core.approval_policy import app_defaults
 from agent_core.approvals import Approvals
 from agent_core.catalog import tool_catalog
 from agent_core.cli.mcp_servers import mcp_source
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryNotFound
 from agent_core.models import ModelError, OpenAIChatModel
+from agent_core.safe_write import OutputRefused
 from agent_core.sessions import NothingToResume, protocol_from_config, settings_from_config
 from agent_core.store import (
     SchemaVersionError,
@@ -26,6 +28,7 @@ from agent_core.store import (
     SessionStore,
     SnapshotNotFound,
 )
+from agent_core.store.run_owners import SessionBusy
 from agent_core.tools import Tool
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
@@ -43,6 +46,9 @@ def add_approval_option(parser: argparse.ArgumentParser) -> None:
     """--yes: approve every tool call that needs approval, instead of asking on the terminal."""
     parser.add_argument(
         "--yes", "-y", action="store_true", help="approve tools that need approval (e.g. fetch_url) without asking"
+    )
+    parser.add_argument(
+        "--trust", metavar="TOOLS", help="comma-separated tools that may run without asking (e.g. remember,web_search)"
     )
 
 
@@ -95,10 +101,12 @@ def select_tools(names: str | None, *, memory: bool = True, mcp: str | os.PathLi
 def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = None) -> Agent:
     """An Agent from CLI options; a session's configuration, if given, fills in the options left out."""
     settings = settings_from_config(config.settings) if config else AgentSettings()
-    names = ("max_steps", "time_limit", "tool_timeout", "temperature")
+    names = ("max_steps", "time_limit", "tool_timeout", "temperature", "max_tokens")
     overrides = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
     if getattr(args, "yes", False):
         overrides["require_approval"] = False
+    trusted = {name.strip(): False for name in (getattr(args, "trust", None) or "").split(",") if name.strip()}
+    overrides["tool_approval"] = {**app_defaults(), **settings.tool_approval, **trusted}
     protocol = getattr(args, "protocol", None) or (protocol_from_config(config) if config else "react")
     try:
         model = model_from_args(args, config.model if config else None)
@@ -142,12 +150,14 @@ def store_errors() -> Iterator[None]:
     """Turn store failures into one-line CLI errors (unknown ids are usage errors)."""
     try:
         yield
-    except (SessionNotFound, SnapshotNotFound, NothingToResume, MemoryNotFound, MemoryRefused) as exc:
+    except (SessionNotFound, SnapshotNotFound, NothingToResume, MemoryNotFound, MemoryRefused, SessionBusy) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except (SessionFileError, SchemaVersionError) as exc:
         raise CliError(str(exc), EXIT_RUN_FAILED) from None
     except SQLAlchemyError as exc:
         raise CliError(f"database error: {str(exc).splitlines()[0]}", EXIT_RUN_FAILED) from None
+    except OutputRefused as exc:
+        raise CliError(str(exc), EXIT_RUN_FAILED) from None
     except OSError as exc:
         where = f": {exc.filename}" if exc.filename else ""
         raise CliError(f"{exc.strerror or exc}{where}", EXIT_RUN_FAILED) from None

@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     search = _command(sub, "search", "search a scope's memories, best match first", cmd_search)
     search.add_argument("query")
     search.add_argument("--limit", type=int, default=10, help="show at most this many (default 10)")
-    search.add_argument("--json", action="store_true", help="print a JSON array (with scores)")
+    search.add_argument("--json", action="store_true", help="print a JSON array (with ranks and scores)")
     delete = _command(sub, "delete", "delete one memory", cmd_delete, scoped=False)
     delete.add_argument("id", help="memory id, as `memory list` shows it (12 or #12)")
     clear = _command(sub, "clear", "delete every memory of a scope", cmd_clear, scoped=False)
@@ -138,5 +138,5 @@ def _line(record: MemoryRecord) -> str:
     source = record.source_session_id or "-"
     if record.source_deleted:
         source += " (deleted)"
-    score = f"  {record.score:.2f}" if record.score is not None else ""
-    return f"#{record.id}{score}  {when}  {record.origin:<5}  {source}  {record.text}"
+    rank = f"  rank {record.rank}" if record.rank is not None else ""
+    return f"#{record.id}{rank}  {when}  {record.origin:<5}  {source}  {record.text}"

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from functools import partial
-from pathlib import Path
 
 from agent_core.cli import examples
 from agent_core.cli.common import (
@@ -34,6 +31,7 @@ from agent_core.limits import CancelToken
 from agent_core.longterm.store import MemoryStore
 from agent_core.longterm.tools import connect_memory
 from agent_core.pricing import PricingError, prices_from_env
+from agent_core.safe_write import write_output
 from agent_core.sessions import NothingToResume, resume_run
 from agent_core.store import (
     MAX_IMPORT_BYTES,
@@ -63,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     show = _command(sub, "show", "show a session: metadata, snapshots and each run", cmd_show, with_id=True)
     show.add_argument("--json", action="store_true", help="print its events, one JSON object per line")
     export = _command(sub, "export", "write a session file (JSON) to -o FILE or stdout", cmd_export, with_id=True)
-    export.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    export.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout (- is stdout)")
     importing = _command(sub, "import", "import a session file; prints the new session's id", cmd_import)
     importing.add_argument("file", help="a session file, or - for stdin")
     rename = _command(sub, "rename", "give a session a new title", cmd_rename, with_id=True)
@@ -86,7 +84,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     trace.add_argument("id", help="session id")
     trace.add_argument("--format", choices=FORMATS, default="jsonl", help="jsonl (default), otel, md or html")
     trace.add_argument("--lang", choices=("en", "zh"), default="en", help="html: the report's language")
-    trace.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    trace.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout (- is stdout)")
     trace.add_argument(
         "--include-content",
         action="store_true",
@@ -173,25 +171,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Write the session file to ``-o FILE`` (atomically) or to stdout."""
     with store_errors():
         data = export_session(open_store(args), args.id)
-        if args.output:
-            _write_atomically(Path(args.output), data)
-            print(f"exported {args.id} to {args.output}", file=sys.stderr)
-        else:
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
+        where = write_output(args.output or "-", data)
+        if args.output and args.output != "-":
+            print(f"exported {args.id} to {where}", file=sys.stderr)
     return EXIT_OK
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -242,10 +225,11 @@ def cmd_resume(args: argparse.Namespace) -> int:
         if store.interrupted_run(args.id) is None:
             raise NothingToResume(f"session {args.id} has no interrupted run")
         agent = connect_memory(agent_from_args(args, session.config), MemoryStore(store.engine), session_id=args.id)
-    cancel = CancelToken()
-    live = partial(live_export, session_id=args.id, include_content=args.include_content, earlier=store.events(args.id))
-    run = with_sigint(cancel, lambda: live(resume_run(store, args.id, agent, cancel=cancel)))
-    return report(run, as_json=args.json, approvals=approvals_of(args))
+        cancel = CancelToken()
+        earlier = store.events(args.id)
+        events = resume_run(store, args.id, agent, cancel=cancel)  # claims the run now: refused if it is alive
+    live = partial(live_export, session_id=args.id, include_content=args.include_content, earlier=earlier)
+    return report(with_sigint(cancel, lambda: live(events)), as_json=args.json, approvals=approvals_of(args))
 
 
 def cmd_export_trace(args: argparse.Namespace) -> int:
@@ -264,12 +248,11 @@ def cmd_export_trace(args: argparse.Namespace) -> int:
         "html": {"title": title, "prices": prices, "lang": args.lang},
     }[args.format]
     text = export_trace(events, args.format, **options)
-    if args.output:
-        with store_errors():
-            _write_atomically(Path(args.output), text.encode("utf-8"))
-        print(f"wrote {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    data = (text if text.endswith("\n") or args.output not in (None, "-") else text + "\n").encode("utf-8")
+    with store_errors():
+        where = write_output(args.output or "-", data)
+    if args.output and args.output != "-":
+        print(f"wrote {where}", file=sys.stderr)
     if args.format == "otel" and (url := otlp_endpoint()):
         try:
             sent = send_otlp(events, **options)

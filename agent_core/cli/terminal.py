@@ -12,6 +12,7 @@ from agent_core.cli.common import EXIT_CANCELLED, EXIT_OK, EXIT_RUN_FAILED, CliE
 from agent_core.console import TracePrinter
 from agent_core.events import ApprovalRequested, Event, RunFinished
 from agent_core.limits import CancelToken
+from agent_core.output_check import HidingWriter, hide_configured
 
 
 def ask_terminal(event: ApprovalRequested) -> bool:
@@ -44,11 +45,11 @@ def with_sigint(cancel: CancelToken, start: Callable[[], Iterator[Event]]) -> It
 
 def report(events: Iterator[Event], *, as_json: bool, approvals: Approvals | None = None) -> int:
     """Print events (trace on stderr, answer on stdout, or JSON lines), ask for approvals, return the exit code."""
-    printer = TracePrinter(sys.stderr, color=sys.stderr.isatty())
+    printer = TracePrinter(HidingWriter(sys.stderr), color=sys.stderr.isatty())
     finished: RunFinished | None = None
     for event in events:
         if as_json:
-            print(json.dumps(event.to_dict(), ensure_ascii=False), flush=True)
+            print(hide_configured(json.dumps(event.to_dict(), ensure_ascii=False)), flush=True)
         else:
             printer(event)
         if isinstance(event, ApprovalRequested) and approvals is not None:
@@ -58,7 +59,7 @@ def report(events: Iterator[Event], *, as_json: bool, approvals: Approvals | Non
     if finished is None:
         raise CliError("the run ended without a run_finished event", EXIT_RUN_FAILED)
     if not as_json and finished.final_answer is not None:
-        print(finished.final_answer, flush=True)
+        print(hide_configured(finished.final_answer), flush=True)
     if finished.status == "completed":
         return EXIT_OK
     return EXIT_CANCELLED if finished.status == "cancelled" else EXIT_RUN_FAILED

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from agent_core.approval_policy import app_defaults, asks_first
 from agent_core.catalog import tool_catalog
 from agent_core.cli.common import EXIT_OK
 from agent_core.cli.mcp_servers import add_mcp_option, mcp_source, print_servers
@@ -26,6 +27,11 @@ def cmd_tools(args: argparse.Namespace) -> int:
     print_servers(catalog, sys.stdout)
     for t in catalog.tools:
         approval = ", asks for approval" if t.needs_approval else ""
-        print(f"{t.name} [{catalog.origins.get(t.name, '?')}{approval}]: {t.description}")
+        asks = (
+            " (asks before each call: --yes or --trust to allow)"
+            if asks_first(t, app_defaults()) and not approval
+            else ""
+        )
+        print(f"{t.name} [{catalog.origins.get(t.name, '?')}{approval}]: {t.description}{asks}")
         print(json.dumps(t.parameters, indent=2, ensure_ascii=False))
     return EXIT_OK

@@ -8,7 +8,9 @@ A memory is a fact ("The user prefers metric units"), never an instruction to th
   "from now on you must", "new instructions", "system prompt", "act as", "always answer…", role markers such as
   ``system:``, chat-template tokens such as ``<|im_start|>``, ReAct labels such as ``Observation:``, and the same in
   Chinese (忽略之前的指令, 你现在是, 系统提示…);
-- ``secret``: it holds a credential that ``output_check.default_check`` recognises (API keys, tokens, passwords).
+- ``secret``: it holds a credential that ``output_check.default_check`` recognises (API keys, tokens, passwords), or
+  credentials and payment data written in words ("the admin password is hunter2", a card number, an IBAN; see
+  ``agent_core.longterm.sensitive``).
 
 Patterns are matched on a folded copy of the text (Unicode NFKC, case-folded, zero-width and bidi characters
 removed), so full-width letters (ｉｇｎｏｒｅ), full-width colons (系统：) and invisible characters inserted between
@@ -22,6 +24,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from agent_core.longterm.sensitive import find_sensitive
 from agent_core.output_check import OutputCheck, default_check
 
 MIN_CHARS = 3
@@ -103,6 +106,11 @@ def check_memory(text: str, *, secrets: OutputCheck | None = default_check) -> s
         if findings:
             kinds = ", ".join(dict.fromkeys(f.label for f in findings))
             raise MemoryRefused("secret", f"it contains a secret ({kinds}); credentials are never saved to memory")
+        sensitive = find_sensitive(fold(clean))
+        if sensitive is not None:
+            raise MemoryRefused(
+                "secret", f"it contains {sensitive}; credentials and payment data are never saved to memory"
+            )
     return clean
 
 
@@ -156,6 +164,14 @@ INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         _rx(
             r"\b(?:always|never)\s+(?:answer|respond|reply|say|output|print|write|use|include|add|append|recommend|"
             r"suggest|refuse|reveal|mention|obey|comply|trust|follow|execute|run|send|call|visit|open)\b"
+        ),
+    ),
+    (
+        "standing order ('end every answer…')",
+        _rx(
+            r"\b(?:end|start|begin|finish|close|conclude|sign|prefix|follow)\s+(?:every|each|all|any|your)\s+"
+            r"(?:answers?|repl(?:y|ies)|responses?|messages?)\b"
+            r"|\b(?:in|to|after|at\s+the\s+end\s+of)\s+(?:every|each|all)\s+(?:answers?|repl(?:y|ies)|responses?)\b"
         ),
     ),
     (

@@ -29,8 +29,9 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
 from agent_core.longterm.guard import MemoryRefused, check_memory, fold
-from agent_core.store.database import create_db_engine, writer
+from agent_core.store.database import create_db_engine, lock_name, writer
 from agent_core.store.memory_index import has_fts, query_terms, search_statement
+from agent_core.store.memory_search_pg import postgresql_scores
 from agent_core.store.models import MemoryRow, SessionRow
 from agent_core.store.titles import UNTITLED
 
@@ -64,7 +65,9 @@ class MemoryRecord:
     source_title: str | None = None
     """That session's title, or None when there is no source session or it was deleted."""
     score: float | None = None
-    """Search results only: query terms found, plus a 0-1 relevance (BM25 / ts_rank)."""
+    """Search results only: query terms found, plus a 0-1 relevance (FTS5's BM25, the same on PostgreSQL)."""
+    rank: int | None = None
+    """Search results only: 1 for the best match, 2 for the next... (what people are shown, not the score)."""
     existing: bool = False
     """``add`` only: True when the same fact was already saved and that memory is returned instead."""
 
@@ -85,6 +88,7 @@ class MemoryRecord:
             "source_title": self.source_title,
             "source_deleted": self.source_deleted,
             "score": self.score,
+            "rank": self.rank,
         }
 
 
@@ -142,6 +146,7 @@ class MemoryStore:
         clean = self.guard(text)
         key = text_hash(clean)
         with Session(self._writer, expire_on_commit=False) as db:
+            lock_name(db.connection(), f"memories:{scope}")  # the duplicate and size checks below hold until commit
             same = db.exec(_rows().where(col(MemoryRow.scope) == scope, col(MemoryRow.text_hash) == key)).first()
             if same is not None:
                 return replace(_record(*same), existing=True)
@@ -172,19 +177,23 @@ class MemoryStore:
         return _record(*found)
 
     def search(self, query: str, scope: str = DEFAULT_SCOPE, limit: int = 5) -> builtins.list[MemoryRecord]:
-        """The scope's memories matching ``query``, best first, each with its ``score``."""
+        """The scope's memories matching ``query``, best first, each with its ``score`` and ``rank``."""
         terms = query_terms(query)
         if not terms.terms or limit < 1:
             return []
         limit = min(limit, MAX_SEARCH_RESULTS)
         with Session(self.engine) as db:
-            statement = search_statement(
-                terms, check_scope(scope), limit, dialect=self.engine.dialect.name, fts=self._has_fts(db)
-            )
-            scores = {memory_id: float(score) for memory_id, score in db.exec(statement)}
+            if self.engine.dialect.name == "postgresql":
+                scores = postgresql_scores(db.connection(), terms, check_scope(scope), limit)
+            else:
+                statement = search_statement(
+                    terms, check_scope(scope), limit, dialect=self.engine.dialect.name, fts=self._has_fts(db)
+                )
+                scores = {memory_id: float(score) for memory_id, score in db.exec(statement)}
             rows = db.exec(_rows().where(col(MemoryRow.id).in_(scores))).all() if scores else []
         records = [replace(_record(*row), score=round(scores[row[0].id], 4)) for row in rows]
-        return sorted(records, key=lambda r: (-(r.score or 0), -r.created_at, -r.id))
+        ordered = sorted(records, key=lambda r: (-(r.score or 0), -r.created_at, -r.id))
+        return [replace(record, rank=i) for i, record in enumerate(ordered, start=1)]
 
     def list(self, scope: str = DEFAULT_SCOPE, *, limit: int | None = None) -> builtins.list[MemoryRecord]:
         """The scope's memories, newest first."""

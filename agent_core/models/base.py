@@ -63,6 +63,8 @@ class ModelRequest:
     timeout: float | None = None
     """Seconds the whole call may take (the run's remaining time is folded in)."""
     cancel: CancelToken | None = None
+    max_tokens: int | None = None
+    """Most tokens the reply may have (sent as ``max_tokens``); None leaves it to the server."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -5,8 +5,18 @@ from __future__ import annotations
 from typing import Literal
 
 ErrorKind = Literal[
-    "config", "auth", "not_found", "connection", "timeout", "rate_limit", "server", "bad_request", "cancelled"
+    "config",
+    "auth",
+    "not_found",
+    "connection",
+    "timeout",
+    "rate_limit",
+    "server",
+    "bad_request",
+    "cancelled",
+    "protocol",
 ]
+"""``protocol``: the endpoint answered, but not as an OpenAI-compatible API (a web page, other JSON...)."""
 
 
 class ModelError(Exception):

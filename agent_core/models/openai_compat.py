@@ -2,22 +2,32 @@
 
 from __future__ import annotations
 
+import json
 import os
-import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import openai
+import pydantic
+from openai.types.chat import ChatCompletion
 
-from agent_core.events import Usage
-from agent_core.limits import CancelToken
-from agent_core.models.base import Completion, ModelOutput, ModelRequest, TextChunk, ToolCall
+from agent_core.models.base import Completion, ModelOutput, ModelRequest, ToolCall
+from agent_core.models.endpoint_check import (
+    as_chunk,
+    bad_stream,
+    describe_body,
+    describe_json,
+    is_completion,
+    peek_body,
+    web_page,
+)
 from agent_core.models.errors import ModelError
+from agent_core.models.stream_reader import StreamAccumulator, pumped, reasoning_of, usage_of
+from agent_core.output_check import register_secret
 
 DEFAULT_MODEL = "gpt-4o-mini"
-_POLL_S = 0.05
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
 """Sent to servers that need no key (Ollama, vLLM, llama.cpp); the openai client insists on one."""
 
@@ -44,11 +54,13 @@ class OpenAIChatModel:
                 "No model endpoint configured: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL for "
                 "another OpenAI-compatible server (e.g. http://localhost:11434/v1 for Ollama).",
             )
+        register_secret(key)  # masked wherever it might show up: events, output, exports
         self.timeout = timeout
         self.streaming = streaming
         self._send_stream_options = True
         self.json_mode: str = "json_schema"
         """How a ``json_schema`` response format is sent: as is, or as ``json_object`` once the server refused it."""
+        self._max_tokens_field = "max_tokens"
         # The openai client retries 429, 5xx, timeouts and connection errors with exponential backoff.
         self._client = openai.OpenAI(
             api_key=key or NO_KEY_PLACEHOLDER,
@@ -77,9 +89,20 @@ class OpenAIChatModel:
     def list_models(self) -> list[str]:
         """Names of the models the endpoint serves (used by "Test connection")."""
         try:
-            return sorted(m.id for m in self._client.models.list(timeout=min(self.timeout, 15.0)))
+            raw = self._client.models.with_raw_response.list(timeout=min(self.timeout, 15.0))
         except openai.OpenAIError as exc:
             raise self._translate(exc) from None
+        content_type = raw.headers.get("content-type", "")
+        try:
+            data = json.loads(raw.content) if "json" in content_type else None
+        except ValueError:
+            data = None
+        if data is None:
+            raise describe_body(self.endpoint, content_type, raw.content, model=self.name)
+        listed = data.get("data") if isinstance(data, dict) else None
+        if not isinstance(listed, list):
+            raise describe_json(self.endpoint, data, model=self.name)
+        return sorted(str(m["id"]) for m in listed if isinstance(m, dict) and "id" in m)
 
     def _params(self, request: ModelRequest, stream: bool) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.name, "messages": request.messages, "stream": stream}
@@ -91,6 +114,8 @@ class OpenAIChatModel:
             params["response_format"] = self._response_format(request.response_format)
         if request.temperature is not None:
             params["temperature"] = request.temperature
+        if request.max_tokens is not None:
+            params[self._max_tokens_field] = request.max_tokens
         if stream and self._send_stream_options:
             params["stream_options"] = {"include_usage": True}
         timeout = self.timeout if request.timeout is None else min(self.timeout, max(request.timeout, 0.1))
@@ -104,17 +129,41 @@ class OpenAIChatModel:
         return wanted
 
     def _create(self, request: ModelRequest, stream: bool) -> Any:
+        """The parsed reply (a chunk stream, or a whole completion), or a ModelError naming the likely cause."""
         try:
-            return self._client.chat.completions.create(**self._params(request, stream))
+            raw = self._client.chat.completions.with_raw_response.create(**self._params(request, stream))
         except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
             if stream and self._send_stream_options and "stream_options" in str(exc):
                 self._send_stream_options = False  # older servers reject it; usage is then estimated
+                return self._create(request, stream)
+            if self._max_tokens_field == "max_tokens" and "max_completion_tokens" in str(exc):
+                self._max_tokens_field = "max_completion_tokens"  # OpenAI's reasoning models
                 return self._create(request, stream)
             if request.response_format and "response_format" in str(exc):
                 return self._without_schema(request, stream, exc)
             raise self._translate(exc) from None
         except openai.OpenAIError as exc:
             raise self._translate(exc) from None
+        return self._checked(raw, stream)
+
+    def _checked(self, raw: Any, stream: bool) -> Any:
+        """Refuse a 200 reply that is not what a chat-completions endpoint returns (one sentence, no retry)."""
+        content_type = raw.headers.get("content-type", "")
+        if stream and "event-stream" in content_type:
+            return raw.parse()
+        if "html" in content_type:
+            raise web_page(self.endpoint)
+        body = peek_body(raw.http_response)
+        try:
+            data = json.loads(body)
+        except ValueError:
+            raise describe_body(self.endpoint, content_type, body, model=self.name) from None
+        if not is_completion(data):
+            raise describe_json(self.endpoint, data, model=self.name)
+        try:  # a server that ignored stream=true sent one whole reply: read it as a single chunk
+            return iter([as_chunk(data)]) if stream else ChatCompletion.model_validate(data)
+        except pydantic.ValidationError:
+            raise describe_json(self.endpoint, {"choices": "malformed"}, model=self.name) from None
 
     def _without_schema(self, request: ModelRequest, stream: bool, exc: openai.APIStatusError) -> Any:
         """After a refused ``response_format``: retry in JSON mode once, else say the protocol cannot work here."""
@@ -130,7 +179,7 @@ class OpenAIChatModel:
 
     def _streamed(self, request: ModelRequest) -> Iterator[ModelOutput]:
         started = time.perf_counter()
-        acc = _StreamAccumulator()
+        acc = StreamAccumulator()
         stop = threading.Event()
 
         def chunks() -> Iterator[Any]:
@@ -141,23 +190,34 @@ class OpenAIChatModel:
                         return
                     yield chunk
             finally:
-                stream.close()
+                close = getattr(stream, "close", None)  # a whole reply read as one chunk has nothing to close
+                if close is not None:
+                    close()
 
+        ends_at = None if request.timeout is None else time.monotonic() + request.timeout
+        settled = lambda: acc.finish_reason is not None  # noqa: E731 - a complete answer needs no [DONE]
         try:
-            for chunk in pumped(chunks, request.cancel):
+            for chunk in pumped(chunks, request.cancel, ends_at=ends_at, settled=settled, endpoint=self.endpoint):
                 for piece in acc.add(chunk):
                     if acc.ttft_ms is None:
                         acc.ttft_ms = (time.perf_counter() - started) * 1000
                     yield piece
-        except openai.OpenAIError as exc:
-            raise self._translate(exc) from None
-        except ModelError:
-            raise
         except Exception as exc:
-            raise ModelError("connection", f"The stream from {self.endpoint} broke off: {exc}") from None
+            if not (settled() and isinstance(exc, (openai.APIError, OSError))):
+                raise self._stream_error(exc) from None
+            # the connection broke after a complete answer: keep it
         finally:
             stop.set()
         yield acc.completion((time.perf_counter() - started) * 1000)
+
+    def _stream_error(self, exc: Exception) -> ModelError:
+        if isinstance(exc, ModelError):
+            return exc
+        if isinstance(exc, openai.OpenAIError):
+            return self._translate(exc)
+        if isinstance(exc, (ValueError, pydantic.ValidationError)):
+            return bad_stream(self.endpoint, str(exc))
+        return ModelError("connection", f"The stream from {self.endpoint} broke off: {exc}")
 
     def _whole(self, request: ModelRequest) -> Completion:
         started = time.perf_counter()
@@ -177,9 +237,9 @@ class OpenAIChatModel:
         )
         return Completion(
             text=message.content or "",
-            reasoning=_reasoning_of(message),
+            reasoning=reasoning_of(message),
             tool_calls=calls,
-            usage=_usage_of(response.usage),
+            usage=usage_of(response.usage),
             latency_ms=latency,
             ttft_ms=None,
             finish_reason=choice.finish_reason,
@@ -187,105 +247,6 @@ class OpenAIChatModel:
 
     def _translate(self, exc: Exception) -> ModelError:
         return translate_error(exc, endpoint=self.endpoint, model=self.name, timeout=self.timeout)
-
-
-def pumped(produce: Callable[[], Iterator[Any]], cancel: CancelToken | None) -> Iterator[Any]:
-    """Iterate ``produce()`` in a reader thread so that a cancel is honoured even while a read blocks.
-
-    Closing an HTTP stream from another thread does not wake a blocked socket read; polling a queue
-    does. The abandoned reader ends at its own read timeout.
-    """
-    box: queue.Queue[tuple[str, Any]] = queue.Queue()
-
-    def read() -> None:
-        try:
-            for item in produce():
-                box.put(("item", item))
-            box.put(("done", None))
-        except BaseException as exc:
-            box.put(("error", exc))
-
-    threading.Thread(target=read, name="model-stream", daemon=True).start()
-    while True:
-        try:
-            kind, value = box.get(timeout=_POLL_S)
-        except queue.Empty:
-            if cancel is not None and cancel.cancelled:
-                raise ModelError("cancelled", "cancelled while waiting for the model") from None
-            continue
-        if kind == "done":
-            return
-        if kind == "error":
-            raise value
-        yield value
-
-
-class _StreamAccumulator:
-    """Collects streamed chunks into text, reasoning, tool calls and usage."""
-
-    def __init__(self) -> None:
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
-        self.calls: dict[int, dict[str, str]] = {}
-        self.usage: Usage | None = None
-        self.finish_reason: str | None = None
-        self.ttft_ms: float | None = None
-
-    def add(self, chunk: Any) -> list[TextChunk]:
-        if getattr(chunk, "usage", None):
-            self.usage = _usage_of(chunk.usage)
-        pieces: list[TextChunk] = []
-        for choice in chunk.choices or ():
-            self.finish_reason = choice.finish_reason or self.finish_reason
-            delta = choice.delta
-            if delta is None:
-                continue
-            reasoning = _reasoning_of(delta)
-            if reasoning:
-                self.reasoning.append(reasoning)
-                pieces.append(TextChunk(reasoning, "reasoning"))
-            if delta.content:
-                self.text.append(delta.content)
-                pieces.append(TextChunk(delta.content))
-            for call in delta.tool_calls or ():
-                self._add_call(call)
-        return pieces
-
-    def _add_call(self, call: Any) -> None:
-        slot = self.calls.setdefault(call.index or 0, {"id": "", "name": "", "arguments": ""})
-        if call.id:
-            slot["id"] = call.id
-        function = call.function
-        if function is not None:
-            slot["name"] += function.name or ""
-            slot["arguments"] += function.arguments or ""
-
-    def completion(self, latency_ms: float) -> Completion:
-        calls = tuple(
-            ToolCall(slot["id"] or f"call_{index}", slot["name"], slot["arguments"])
-            for index, slot in sorted(self.calls.items())
-        )
-        return Completion(
-            text="".join(self.text),
-            reasoning="".join(self.reasoning),
-            tool_calls=calls,
-            usage=self.usage,
-            latency_ms=latency_ms,
-            ttft_ms=self.ttft_ms,
-            finish_reason=self.finish_reason,
-        )
-
-
-def _reasoning_of(obj: Any) -> str:
-    extra = getattr(obj, "model_extra", None) or {}
-    value = extra.get("reasoning_content") or extra.get("reasoning") or ""
-    return value if isinstance(value, str) else ""
-
-
-def _usage_of(usage: Any) -> Usage | None:
-    if usage is None or getattr(usage, "prompt_tokens", None) is None:
-        return None
-    return Usage(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0), estimated=False)
 
 
 def translate_error(exc: Exception, *, endpoint: str, model: str, timeout: float) -> ModelError:

@@ -1,7 +1,8 @@
 """Parser for ReAct text replies. It never raises: anything it cannot read becomes a ``format_error``.
 
 It survives what real models write: preambles, ``**bold**`` or ``###`` labels, full-width colons,
-any case and spacing, markdown fences around JSON, Python-style dicts, bare strings as input,
+any case and spacing, markdown fences around JSON, Python-style dicts, near-JSON (curly quotes,
+full-width punctuation, trailing commas, unquoted keys; see ``near_json``), bare strings as input,
 several actions in one reply (the first wins) and a hallucinated ``Observation:`` (cut there).
 """
 
@@ -13,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_core.protocols.near_json import OPENERS, loads_near_json
 from agent_core.tools.base import Tool
 
 _LABELS = {
@@ -147,7 +149,7 @@ def parse_action_input(raw: str | None, tool: Tool | None) -> tuple[dict[str, An
     text = _unfence(raw)
     if not text:
         return {}, None
-    if text[0] in "{[":
+    if text[0] in OPENERS:
         value, error = _decode_structured(text)
         if error is not None:
             return {}, f"Action Input is not valid JSON ({error})"
@@ -188,7 +190,10 @@ def _decode_structured(text: str) -> tuple[Any, str | None]:
                 return value, None
         except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
             pass
-    return None, error
+    try:
+        return loads_near_json(text), None  # curly quotes, full-width punctuation, trailing commas...
+    except ValueError:
+        return None, error
 
 
 def _balanced_prefix(text: str) -> str | None:
@@ -214,7 +219,9 @@ def _balanced_prefix(text: str) -> str | None:
 
 
 def _decode_scalar(text: str) -> str:
-    """A bare input: surrounding quotes are removed, JSON escapes in double quotes honoured."""
+    """A bare input: surrounding quotes (straight or typographic) are removed, JSON escapes honoured."""
+    if len(text) >= 2 and text[0] in "“‘＂「«" and text[-1] in "”’＂」»":
+        return text[1:-1]
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         if text[0] == '"':
             try:

@@ -1,4 +1,4 @@
-"""The engine: ``DATABASE_URL`` or a SQLite file under ``SPARROW_DATA_DIR``; WAL, busy timeout, schema version.
+"""The engine: ``DATABASE_URL`` or a SQLite file under ``SPARROW_DATA_DIR``; WAL, busy timeout, migrations.
 
 SQLite connections are set up so that SQLAlchemy emits ``BEGIN`` itself (the ``sqlite3`` module's own
 transaction handling is switched off): reads start a deferred transaction, and writes go through
@@ -14,23 +14,26 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, event, inspect, make_url, select
+from sqlalchemy import Connection, Engine, event, make_url, text
 from sqlalchemy.engine import URL
-from sqlmodel import SQLModel, StaticPool, create_engine
+from sqlmodel import StaticPool, create_engine
 
-from agent_core.store.memory_index import create_memory_index
-from agent_core.store.models import TABLES, SchemaRow
+from agent_core.store.schema import (
+    SCHEMA_VERSION,
+    SchemaState,
+    SchemaVersionError,
+    check,
+    ensure_schema,
+    read_state,
+    upgrade,
+)
 
-SCHEMA_VERSION = 1
-"""The schema version this build writes and reads."""
+__all__ = ["SCHEMA_VERSION", "SchemaVersionError", "create_db_engine", "database_url", "lock_name", "writer"]
+
 DEFAULT_DB_FILE = "sparrow.db"
 BUSY_TIMEOUT_S = 15.0
 """How long a connection waits for another writer before giving up."""
 _WRITE_OPTION = "sparrow_write"
-
-
-class SchemaVersionError(RuntimeError):
-    """The database was written by a newer Sparrow, or holds tables Sparrow did not create."""
 
 
 def database_url(url: str | None = None) -> str:
@@ -43,12 +46,14 @@ def database_url(url: str | None = None) -> str:
     return f"sqlite:///{(data_dir / DEFAULT_DB_FILE).absolute()}"
 
 
-def create_db_engine(url: str | None = None, *, echo: bool = False) -> Engine:
-    """An engine for ``url`` (see ``database_url``) with its tables created and its schema version checked."""
+def create_db_engine(url: str | None = None, *, echo: bool = False, migrate: bool = True) -> Engine:
+    """An engine for ``url`` (see ``database_url``), its schema migrated first unless ``migrate`` is false."""
     parsed = make_url(database_url(url))
     engine = _sqlite_engine(parsed, echo) if parsed.get_backend_name() == "sqlite" else _other_engine(parsed, echo)
+    if not migrate:
+        return engine
     try:
-        create_db_and_tables(engine)
+        ensure_schema(engine, writer(engine))
     except BaseException:
         engine.dispose()
         raise
@@ -60,47 +65,37 @@ def writer(engine: Engine) -> Engine:
     return engine.execution_options(**{_WRITE_OPTION: True})
 
 
-def create_db_and_tables(engine: Engine) -> None:
-    """Create Sparrow's tables and memory index if needed, record the schema version; refuse a newer or foreign one."""
-    with writer(engine).begin() as conn:
-        stored = _stored_version(conn)
-        if stored is None:
-            _refuse_foreign_tables(conn)
-        elif stored > SCHEMA_VERSION:
-            raise SchemaVersionError(
-                f"the database {_display(engine.url)} was written by a newer Sparrow (schema version {stored}); "
-                f"this build reads schema version {SCHEMA_VERSION}. Upgrade Sparrow, or set DATABASE_URL to "
-                "another database."
-            )
-        elif stored < SCHEMA_VERSION:
-            raise SchemaVersionError(f"the database {_display(engine.url)} has an unknown schema version {stored}")
-        SQLModel.metadata.create_all(conn, tables=TABLES)
-        create_memory_index(conn)
-        if stored is None:
-            conn.execute(SchemaRow.__table__.insert().values(id=1, version=SCHEMA_VERSION))
+def lock_name(conn: Connection, name: str) -> None:
+    """Serialise the writers of ``name`` until this transaction ends (PostgreSQL: an advisory lock).
+
+    On SQLite, transactions begun by ``writer`` already hold the whole database's write lock.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:name))"), {"name": name})
 
 
-def _stored_version(conn: Connection) -> int | None:
-    if not inspect(conn).has_table(SchemaRow.__tablename__):
-        return None
-    version = conn.execute(select(SchemaRow.version).where(SchemaRow.id == 1)).scalar()
-    if version is None:
-        raise SchemaVersionError("the database has a sparrow_schema table without a version row")
-    return int(version)
+def upgrade_database(url: str | None = None) -> tuple[SchemaState, str]:
+    """Bring a database to this build's schema now (``db upgrade``); (its state before, the head revision)."""
+    engine = create_db_engine(url, migrate=False)
+    try:
+        return upgrade(writer(engine))
+    finally:
+        engine.dispose()
 
 
-def _refuse_foreign_tables(conn: Connection) -> None:
-    existing = set(inspect(conn).get_table_names())
-    clash = sorted(existing & {t.name for t in TABLES})
-    if clash:
-        raise SchemaVersionError(
-            f"the database already has table(s) {', '.join(clash)} that Sparrow did not create; "
-            "set DATABASE_URL to another database"
-        )
+def schema_state(url: str | None = None) -> SchemaState:
+    """What a database holds of Sparrow's schema, read without changing anything (``db current``).
 
-
-def _display(url: URL) -> str:
-    return url.render_as_string(hide_password=True)
+    Raises SchemaVersionError for a database written by a newer Sparrow, or not by Sparrow.
+    """
+    engine = create_db_engine(url, migrate=False)
+    try:
+        with engine.connect() as conn:
+            state = read_state(conn)
+        check(state, engine.url)
+        return state
+    finally:
+        engine.dispose()
 
 
 def _other_engine(url: URL, echo: bool) -> Engine:

@@ -1,4 +1,4 @@
-"""Full-text search over long-term memories: an FTS5 trigram index on SQLite, ``ts_rank`` on PostgreSQL.
+"""Full-text search over long-term memories: an FTS5 trigram index on SQLite (PostgreSQL: ``memory_search_pg``).
 
 On SQLite, ``memories_fts`` is an external-content FTS5 table over ``memories`` with the ``trigram`` tokenizer
 (SQLite 3.34 or newer), kept in step by triggers — so even a row written by hand is indexed. Trigrams work for
@@ -6,10 +6,10 @@ English and for Chinese alike (no word segmentation needed), but match only term
 shorter terms (``AI``, ``上海``) are matched with ``LIKE`` instead.
 
 Ranking, the same shape on every database: ``score = terms found + relevance``, where *terms found* counts the
-query terms that occur in the memory (substring, case-insensitive) and *relevance* (0 to 1) is BM25 on SQLite
-(``-bm25 / (1 - bm25)``) or ``ts_rank(..., 32)`` on PostgreSQL. A memory holding more of the query's terms always
-ranks first; BM25 orders memories holding as many. Without FTS5 (an SQLite built without it) the relevance part
-is 0 and search still works, by ``LIKE`` alone.
+query terms that occur in the memory (substring, case-insensitive) and *relevance* (0 to 1) is FTS5's BM25
+(``-bm25 / (1 - bm25)``), which ``memory_search_pg`` computes the same way on PostgreSQL. A memory holding
+more of the query's terms always ranks first; BM25 orders memories holding as many. Without FTS5 (an SQLite
+built without it) the relevance part is 0 and search still works, by ``LIKE`` alone.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Float, Integer, case, func, literal, literal_column, or_, select, text
+from sqlalchemy import Connection, Float, Integer, case, func, literal, or_, select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql import ColumnElement, Select
 
@@ -109,10 +109,8 @@ def fts_query(terms: tuple[str, ...]) -> str:
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
-def create_memory_index(conn: Connection) -> None:
-    """Create the SQLite FTS5 index and its triggers if missing (and fill it); a no-op on other databases."""
-    if conn.dialect.name != "sqlite":
-        return
+def create_sqlite_fts(conn: Connection) -> None:
+    """Create the SQLite FTS5 index and its triggers if missing (and fill it from the rows)."""
     existed = has_fts(conn)
     try:
         with conn.begin_nested():
@@ -152,10 +150,6 @@ def search_statement(
         query = query.outerjoin(ranked, ranked.c.rid == memories.c.id)
         matches = [ranked.c.rid.is_not(None), *(memories.c.text.icontains(t, autoescape=True) for t in terms.short)]
         relevance = func.coalesce(-ranked.c.rank / (1.0 - ranked.c.rank), 0.0)
-    elif dialect == "postgresql":
-        config = literal_column("'simple'::regconfig")
-        document = func.to_tsvector(config, memories.c.text)
-        relevance = func.ts_rank(document, func.websearch_to_tsquery(config, " or ".join(terms.terms)), 32)
     score = (terms_found + relevance).label("score")
     return (
         query.add_columns(score)

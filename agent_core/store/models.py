@@ -9,15 +9,17 @@ Pydantic orders inherited fields from the last base to the first, so a class lis
 column order: that keeps each table's columns, and each file record's keys, in their historic order.
 """
 
+import logging
 from typing import Annotated, Any
 
-from annotated_types import Ge, Interval
+from annotated_types import Ge, Interval, Le
 from pydantic import AfterValidator, AllowInfNan, StringConstraints
 from sqlalchemy import JSON, Dialect, Text, TypeDecorator
 from sqlmodel import Field, Index, SQLModel, UniqueConstraint
 
 from agent_core.store.config import SessionConfig
 from agent_core.store.titles import TITLE_MAX_CHARS, clean_title
+from agent_core.value_limits import MAX_TIME
 
 MAX_SEQ = 2**53
 """Largest sequence number a file may carry (the largest integer a JSON double holds exactly)."""
@@ -28,7 +30,8 @@ Id = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")]
 Title = Annotated[str, StringConstraints(max_length=TITLE_MAX_CHARS), AfterValidator(clean_title)]
 """A title or snapshot name, cleaned (``clean_title``); the column's ``max_length`` does not reach inside a union."""
 Seq = Annotated[int, Interval(ge=0, le=MAX_SEQ)]
-Time = Annotated[float, Ge(0), AllowInfNan(False)]
+Time = Annotated[float, Ge(0), Le(MAX_TIME), AllowInfNan(False)]
+"""Unix seconds between 1970 and 2100: a time in milliseconds (or ``2**63``) is refused, not misread."""
 """Unix time."""
 
 
@@ -43,8 +46,14 @@ class ConfigJSON(TypeDecorator[SessionConfig]):
         return value.model_dump() if isinstance(value, SessionConfig) else value
 
     def process_result_value(self, value: Any, dialect: Dialect) -> SessionConfig | None:
-        """The stored dict as a SessionConfig."""
-        return None if value is None else SessionConfig.model_validate(value)
+        """The stored dict as a SessionConfig (defaults, logged, when the row is damaged: listings stay whole)."""
+        if value is None:
+            return None
+        try:
+            return SessionConfig.model_validate(value)
+        except ValueError as exc:
+            logging.getLogger(__name__).warning("a stored session config is damaged: %s", str(exc).splitlines()[0])
+            return SessionConfig()
 
 
 # ── field groups ────────────────────────────────────────────────────────────────────────────────
@@ -181,5 +190,28 @@ class MemoryRow(SQLModel, table=True):
     created_at: float
 
 
-TABLES = [SchemaRow.__table__, SessionRow.__table__, EventRow.__table__, SnapshotRow.__table__, MemoryRow.__table__]
+class RunOwnerRow(SQLModel, table=True):
+    """The run in progress in a session, the process that owns it, and its heartbeat (one row per busy session)."""
+
+    __tablename__ = "run_owners"
+
+    session_id: str = Field(primary_key=True, foreign_key="sessions.id", ondelete="CASCADE", max_length=64)
+    """At most one run at a time per session: the primary key enforces it."""
+    run_id: str = Field(max_length=64)
+    owner: str = Field(max_length=200)
+    """``replica:pid`` of the process running it (the replica is ``$SPARROW_REPLICA_ID`` or the host name)."""
+    heartbeat: float
+    """Unix time the owner last said it is alive; a stale heartbeat means the owner died."""
+    cancel_requested: bool = False
+    """Set by any process (a Stop on another replica); the owner cancels the run when it sees it."""
+
+
+TABLES = [
+    SchemaRow.__table__,
+    SessionRow.__table__,
+    EventRow.__table__,
+    SnapshotRow.__table__,
+    MemoryRow.__table__,
+    RunOwnerRow.__table__,
+]
 """Sparrow's tables, in creation order (the schema version governs exactly these)."""

@@ -35,6 +35,7 @@ from agent_core.store.codec import encode, gc_paused
 from agent_core.store.models import MAX_SEQ, SessionRecord, SnapshotRecord
 from agent_core.store.records import SessionDump, SessionInfo, SnapshotInfo, StoredEvent, fields_of
 from agent_core.store.sessions import SessionStore
+from agent_core.value_limits import ValueRefused, check_values
 
 FORMAT = "sparrow.session"
 VERSION = 1
@@ -132,6 +133,12 @@ def parse_document(data: bytes | str, *, max_bytes: int = MAX_IMPORT_BYTES) -> S
 
 def _dump(document: SessionFile) -> SessionDump:
     events = _stored_events(document.events)
+    try:
+        check_values(document.session.config.model_dump(), "session.config")
+        for index, snapshot in enumerate(document.snapshots):
+            check_values(snapshot.config.model_dump(), f"snapshots[{index}].config")
+    except ValueRefused as exc:
+        raise SessionFileError(clip(str(exc), MAX_MESSAGE_CHARS)) from None
     snapshots = _snapshots(document, events[-1].seq if events else 0)
     return SessionDump.model_construct(**fields_of(document.session, FileSession), events=events, snapshots=snapshots)
 
@@ -221,7 +228,10 @@ def _stored_events(entries: Sequence[dict[str, Any]]) -> list[StoredEvent]:
             raise SessionFileError(f"{where}.seq: {problem} {seq}")
         previous = seq
         try:
+            check_values(entry, where)
             event = event_from_dict(entry)
+        except ValueRefused as exc:
+            raise SessionFileError(clip(str(exc), MAX_MESSAGE_CHARS)) from None
         except EventFormatError as exc:
             raise SessionFileError(clip(f"{where}.{exc}", MAX_MESSAGE_CHARS)) from None
         events.append(StoredEvent(seq, event.run_id, event.type, event.ts, encode(event)))

@@ -43,6 +43,16 @@ class Reply:
     """Fake server only: send the first chunk, then hang (a stalled server)."""
     error: ModelError | None = None
     """In-process only: raise this instead of replying."""
+    endless: bool = False
+    """Fake server only: after the text, keep streaming more text until the client goes away."""
+    no_done: bool = False
+    """Fake server only: send every chunk (finish_reason and usage too), then hang without ``[DONE]``."""
+    raw_body: str | None = None
+    """Fake server only: answer 200 with this body as is (an HTML page, JSON that is not a completion...)."""
+    content_type: str = "text/html; charset=utf-8"
+    """Fake server only: the Content-Type sent with ``raw_body``."""
+    bad_chunk: str | None = None
+    """Fake server only: streamed as ``data: <bad_chunk>`` after the first chunk (e.g. invalid JSON)."""
 
     @classmethod
     def call(cls, name: str, text: str = "", **arguments: Any) -> Reply:

@@ -13,7 +13,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -36,6 +36,7 @@ class FakeOpenAIServer:
         honor_stop: bool = True,
         port: int = 0,
         response_formats: Iterable[str] | None = None,
+        web_page: str | None = None,
     ) -> None:
         self.responder: Responder | None = replies if callable(replies) else None
         self._queue: deque[Reply] = deque() if callable(replies) else deque(as_reply(r) for r in replies)
@@ -44,6 +45,8 @@ class FakeOpenAIServer:
         self.honor_stop = honor_stop
         self.accepted_formats = None if response_formats is None else set(response_formats)
         """``response_format`` types served (e.g. ``{"json_object"}``); others get a 400 like OpenAI's. None: all."""
+        self.web_page = web_page
+        """When set, every request gets this HTML page with status 200 (a base URL that is a website)."""
         self.requests: list[dict[str, Any]] = []
         self.closing = threading.Event()
         self._lock = threading.Lock()
@@ -124,7 +127,16 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             return
 
+        def handle(self) -> None:
+            try:
+                super().handle()
+            except (BrokenPipeError, ConnectionResetError):
+                return  # the client went away (an abandoned reader, a cancelled or timed-out call)
+
         def do_GET(self) -> None:
+            if server.web_page is not None:
+                self._raw(server.web_page, "text/html; charset=utf-8")
+                return
             if not self._authorised():
                 return
             if self.path.rstrip("/").endswith("/models"):
@@ -136,6 +148,11 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
+            if server.web_page is not None:
+                with server._lock:
+                    server.requests.append({"path": self.path})
+                self._raw(server.web_page, "text/html; charset=utf-8")
+                return
             if not self._authorised():
                 return
             if not self.path.rstrip("/").endswith("/chat/completions"):
@@ -157,6 +174,9 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
             if reply.status is not None:
                 self._error(reply.status, reply.text or f"injected error {reply.status}")
+                return
+            if reply.raw_body is not None:
+                self._raw(reply.raw_body, reply.content_type)
                 return
             text = apply_stop(reply.text, body.get("stop")) if server.honor_stop else reply.text
             if body.get("stream"):
@@ -185,6 +205,14 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             payload = {"error": {"message": message, "type": "fake_error", "code": code}}
             self._json(status, payload, {"retry-after-ms": "10"})
 
+        def _raw(self, text: str, content_type: str) -> None:
+            data = text.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
         def _stream(self, body: dict[str, Any], reply: Reply, text: str) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -193,20 +221,42 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.close_connection = True
             try:
-                for chunk in _chunks(body, reply, text):
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                for line in _sse_lines(body, reply, text, server.closing):
+                    self.wfile.write(line)
                     self.wfile.flush()
                     if reply.stall:
                         server.closing.wait(3600)
                         return
                     if reply.chunk_delay and server.closing.wait(reply.chunk_delay):
                         return
+                if reply.no_done:
+                    server.closing.wait(3600)
+                    return
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 return  # the client went away (cancelled or timed out)
 
     return Handler
+
+
+def _sse_lines(body: dict[str, Any], reply: Reply, text: str, closing: threading.Event) -> Iterator[bytes]:
+    """The ``data:`` lines of a streamed reply, with the injected faults (bad chunk, endless text)."""
+    for index, chunk in enumerate(_chunks(body, reply, text)):
+        if reply.endless and chunk["choices"] and chunk["choices"][0].get("finish_reason"):
+            break
+        yield f"data: {json.dumps(chunk)}\n\n".encode()
+        if index == 0 and reply.bad_chunk is not None:
+            yield f"data: {reply.bad_chunk}\n\n".encode()
+    if reply.endless:
+        ident = f"chatcmpl-{uuid.uuid4().hex[:12]}"
+        piece = {
+            **_base(body, ident),
+            "choices": [{"index": 0, "delta": {"content": "and more "}, "finish_reason": None}],
+        }
+        line = f"data: {json.dumps(piece)}\n\n".encode()
+        while not closing.is_set():  # until the client goes away (a write fails) or the server stops
+            yield line
 
 
 def _usage(body: dict[str, Any], reply: Reply, text: str) -> dict[str, int]:

@@ -60,10 +60,16 @@ class Tool:
         self.is_async = inspect.iscoroutinefunction(fn)
         self.needs_approval = needs_approval
         self.timeout = timeout
+        if inline and not _is_builtin(fn):
+            raise ToolDefinitionError(
+                f"tool {self.name!r}: inline=True is reserved for Sparrow's built-in tools whose work is bounded;"
+                " other tools run in a worker thread under their timeout"
+            )
         self.inline = inline and not self.is_async
-        """Run on the loop's own thread: only for fast, pure functions whose work is bounded (no I/O).
+        """Run on the loop's own thread: only built-in pure functions that price every operation first.
 
-        Other tools run in a worker thread so that their timeout can abandon them.
+        Other tools run in a worker thread so that their timeout can abandon them; the runner still
+        applies the timeout and the run's time limit to inline results.
         """
         self.parameters = _clean_schema(self.args_model.model_json_schema())
 
@@ -207,6 +213,11 @@ def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
 _ARG_HEADERS = {"args", "arguments", "parameters", "params"}
 _OTHER_HEADERS = {"returns", "return", "raises", "yields", "examples", "example", "note", "notes"}
 _ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def _is_builtin(fn: Callable[..., Any]) -> bool:
+    """Only Sparrow's own tool modules may run inline: their cost is bounded before they compute."""
+    return getattr(fn, "__module__", "").startswith("agent_core.tools.")
 
 
 def _args_model(fn: Callable[..., Any], tool_name: str, docs: dict[str, str]) -> type[BaseModel]:

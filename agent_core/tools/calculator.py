@@ -8,11 +8,11 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from agent_core.tools.arith_bounds import MAX_DIGITS, check_power, check_product, check_result, check_round
 from agent_core.tools.base import ToolError, tool
 
 MAX_LENGTH = 500
-MAX_DIGITS = 1000
-"""Largest integer result (in decimal digits) before the calculator refuses."""
+__all__ = ["MAX_DIGITS", "MAX_LENGTH", "calculator", "evaluate", "format_number"]
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
@@ -96,18 +96,20 @@ def evaluate(expression: str) -> int | float:
 
 def _eval(node: ast.AST) -> Any:
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
+        return check_result(node.value)
     if isinstance(node, ast.Name):
         if node.id in _CONSTANTS:
             return _CONSTANTS[node.id]
         raise ToolError(f"calculator: unknown name {node.id!r}; allowed constants: pi, e, tau")
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_eval(node.operand))
+        return check_result(_UNARY[type(node.op)](_eval(node.operand)))
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _eval(node.left), _eval(node.right)
         if isinstance(node.op, ast.Pow):
-            _check_power(left, right)
-        return _check_size(_BINARY[type(node.op)](left, right))
+            check_power(left, right)
+        elif isinstance(node.op, ast.Mult):
+            check_product(left, right)
+        return check_result(_BINARY[type(node.op)](left, right))
     if isinstance(node, ast.Call):
         return _call(node)
     raise ToolError(f"calculator: {type(node).__name__} is not allowed; use numbers, operators and functions")
@@ -120,22 +122,9 @@ def _call(node: ast.Call) -> Any:
     if node.keywords:
         raise ToolError("calculator: keyword arguments are not allowed")
     args = [_eval(arg) for arg in node.args]
-    return _check_size(_FUNCTIONS[node.func.id](*args))
-
-
-def _check_power(base: Any, exponent: Any) -> None:
-    if abs(base) > 1 and abs(exponent) > 1:
-        digits = abs(exponent) * math.log10(abs(base))
-        if exponent > 0 and digits > MAX_DIGITS:
-            raise ToolError(f"calculator: the result would have about {digits:,.0f} digits (limit {MAX_DIGITS})")
-
-
-def _check_size(value: Any) -> Any:
-    if isinstance(value, int) and value.bit_length() > MAX_DIGITS * 3.33:
-        raise ToolError(f"calculator: the result has more than {MAX_DIGITS} digits")
-    if isinstance(value, complex):
-        raise ToolError("calculator: the result is a complex number")
-    return value
+    if node.func.id == "round":
+        check_round(args)
+    return check_result(_FUNCTIONS[node.func.id](*args))
 
 
 def format_number(value: int | float) -> str:

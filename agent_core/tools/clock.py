@@ -9,6 +9,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from agent_core.tools.base import ToolError, ToolOutput, tool
 
+_MAX_ZONE_NAME = 64
+"""Longer than any IANA zone name ("America/Argentina/ComodRivadavia" is 32)."""
+
 
 @tool(inline=True)  # bounded, pure work: no worker thread needed
 def get_current_time(timezone: str | None = None) -> ToolOutput:
@@ -26,6 +29,8 @@ def get_current_time(timezone: str | None = None) -> ToolOutput:
 def resolve_zone(name: str) -> ZoneInfo:
     """A ZoneInfo for ``name``; ToolError with close suggestions for an unknown zone."""
     cleaned = name.strip().replace(" ", "_")
+    if len(cleaned) > _MAX_ZONE_NAME:  # the fuzzy match below costs length x zones
+        raise ToolError(f"unknown time zone (the name is {len(cleaned):,} characters; IANA names are short)")
     if cleaned.upper() in {"UTC", "GMT", "Z"}:
         cleaned = "UTC"
     try:

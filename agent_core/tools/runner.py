@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import queue
 import threading
 import time
@@ -65,7 +66,7 @@ class ToolRunner:
             if isinstance(prepared, CallResult):
                 started.append(prepared)
             elif prepared[0].inline:
-                started.append(self._inline(*prepared))
+                started.append(self._inline(*prepared, self._budget(prepared[0], deadline)))
             else:
                 started.append((prepared[0], _WORKERS.submit(*prepared)))
         for item in started:
@@ -91,8 +92,7 @@ class ToolRunner:
         cancel: CancelToken | None,
         deadline: Deadline | None,
     ) -> CallResult:
-        limit = tool.timeout if tool.timeout is not None else self.timeout
-        budget = deadline.cap(limit) if deadline is not None else limit
+        budget = self._budget(tool, deadline)
         waited_from = time.monotonic()
         while True:
             if cancel is not None and cancel.cancelled:
@@ -102,8 +102,7 @@ class ToolRunner:
                 )
             left = budget - (time.monotonic() - waited_from)
             if left <= 0:
-                message = f"{tool.name} timed out after {budget:.3g} s"
-                return CallResult(f"Error: {message}; try something else.", error=message, duration_ms=budget * 1000)
+                return _timed_out(tool, budget)
             try:
                 output, exc, duration = box.get(timeout=min(_POLL_S, left))
                 break
@@ -114,14 +113,23 @@ class ToolRunner:
         assert output is not None
         return self._success(output, duration)
 
-    def _inline(self, tool: Tool, kwargs: dict[str, Any]) -> CallResult:
-        """Run a fast, pure tool right here (no thread hop)."""
+    def _budget(self, tool: Tool, deadline: Deadline | None) -> float:
+        """The tool's own timeout (or the runner's), capped by the time the run has left."""
+        limit = tool.timeout if tool.timeout is not None else self.timeout
+        budget = limit if deadline is None else deadline.cap(limit)
+        return math.inf if budget is None else budget
+
+    def _inline(self, tool: Tool, kwargs: dict[str, Any], budget: float) -> CallResult:
+        """Run a bounded built-in tool right here (no thread hop); the same timeout rules apply."""
+        if budget <= 0:
+            return _timed_out(tool, budget)
         begin = time.perf_counter()
         try:
             output = tool.call_validated(kwargs)
         except Exception as exc:
             return self._failure(tool, exc, (time.perf_counter() - begin) * 1000)
-        return self._success(output, (time.perf_counter() - begin) * 1000)
+        duration = time.perf_counter() - begin
+        return _timed_out(tool, budget) if duration > budget else self._success(output, duration * 1000)
 
     def _success(self, output: ToolOutput, duration: float) -> CallResult:
         text, truncated = truncate(output.content, self.max_output_chars)
@@ -178,6 +186,11 @@ class _DaemonWorkers:
 
 
 _WORKERS = _DaemonWorkers()
+
+
+def _timed_out(tool: Tool, budget: float) -> CallResult:
+    message = f"{tool.name} timed out after {budget:.3g} s"
+    return CallResult(f"Error: {message}; try something else.", error=message, duration_ms=budget * 1000)
 
 
 def truncate(text: str, limit: int) -> tuple[str, bool]:

@@ -8,8 +8,8 @@ from streamlit.testing.v1 import AppTest
 
 from agent_core.examples import example, open_example
 from agent_core.store import SessionStore
+from agent_core.untrusted import plain
 from sparrow_ui import replay
-from sparrow_ui.plain import plain
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

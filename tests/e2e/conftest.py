@@ -67,8 +67,10 @@ def _wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float = 6
 
 
 @contextlib.contextmanager
-def streamlit_server(fake: FakeOpenAIServer, data_dir: Path, log_path: Path) -> Iterator[str]:
-    """``streamlit run app.py`` on a free port, pointed at ``fake``, with its own data directory."""
+def streamlit_server(
+    fake: FakeOpenAIServer, data_dir: Path, log_path: Path, environment: dict[str, str] | None = None
+) -> Iterator[str]:
+    """``streamlit run app.py`` on a free port, pointed at ``fake``, its own data directory, plus ``environment``."""
     port = _free_port()
     env = {
         **os.environ,
@@ -79,6 +81,7 @@ def streamlit_server(fake: FakeOpenAIServer, data_dir: Path, log_path: Path) -> 
         "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
     }
     env.pop("DATABASE_URL", None)
+    env.update(environment or {})
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
     command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
     with log_path.open("wb") as log:

@@ -12,9 +12,9 @@ from agent_core.store import SessionStore
 
 
 @pytest.fixture
-def store() -> Iterator[SessionStore]:
-    """A session store on an in-memory SQLite database."""
-    s = SessionStore.open("sqlite://")
+def store(db_url: str) -> Iterator[SessionStore]:
+    """A session store on each backend: an in-memory SQLite database, or a fresh PostgreSQL database."""
+    s = SessionStore.open(db_url)
     yield s
     s.close()
 

@@ -21,9 +21,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    """The database the commands use (passed with --db)."""
-    return f"sqlite:///{tmp_path / 'cli.db'}"
+def url(file_db_url: str) -> str:
+    """The database the commands use (passed with --db): an SQLite file, or PostgreSQL."""
+    return file_db_url
 
 
 def sparrow(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -51,9 +51,9 @@ def test_add_list_search_delete_and_clear(capsys: pytest.CaptureFixture[str], ur
     [item] = json.loads(sparrow(capsys, "memory", "list", "--db", url, "--scope", "alice", "--json")[1])
     assert (item["id"], item["text"], item["scope"], item["origin"]) == (2, "用户住在上海", "alice", "user")
     code, out, _ = sparrow(capsys, "memory", "search", "上海", "--db", url, "--scope", "alice")
-    assert code == 0 and out.startswith("#2  1.00  ") and out.endswith("用户住在上海\n")
+    assert code == 0 and out.startswith("#2  rank 1  ") and out.endswith("用户住在上海\n")  # ranks (issue 11)
     [hit] = json.loads(sparrow(capsys, "memory", "search", "metric", "--db", url, "--json")[1])
-    assert hit["score"] == pytest.approx(1.0, abs=0.01)
+    assert hit["score"] == pytest.approx(1.0, abs=0.01) and hit["rank"] == 1
     assert sparrow(capsys, "memory", "search", "nothing here", "--db", url) == (
         0,
         "",
@@ -132,7 +132,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
 def test_ask_remembers_in_one_session_and_recalls_in_the_next(
     capsys: pytest.CaptureFixture[str], server: FakeOpenAIServer, url: str
 ) -> None:
-    code, out, err = sparrow(capsys, "ask", "Remember: The user prefers metric units", "--db", url)
+    code, out, err = sparrow(capsys, "ask", "Remember: The user prefers metric units", "--db", url, "--yes")
     assert (code, out) == (0, "Saved to long-term memory as #1.\n")
     first = re.search(r"^session: (ses_\w+)$", err, re.M)[1]  # type: ignore[index]
     code, out, err = sparrow(capsys, "ask", "metric units", "--db", url)
@@ -159,7 +159,17 @@ def test_ask_with_named_tools_leaves_memory_out_unless_named(
     assert "\n- calculator: " in system and "\n- remember: " not in system
     memories = MemoryStore.open(url)
     assert memories.list() == []  # the model asked for a tool it was not given: nothing was saved
-    code, out, _ = sparrow(capsys, "ask", "Remember: The user likes tea", "--db", url, "--tools", "calculator,remember")
+    code, out, _ = sparrow(
+        capsys,
+        "ask",
+        "Remember: The user likes tea",
+        "--db",
+        url,
+        "--tools",
+        "calculator,remember",
+        "--trust",
+        "remember",
+    )
     assert (code, out) == (0, "Saved to long-term memory as #1.\n")
     assert "\n- remember: " in server.requests[-1]["messages"][0]["content"]
     assert [m.text for m in memories.list()] == ["The user likes tea"]

@@ -11,9 +11,9 @@ from agent_core.store import SessionStore
 
 
 @pytest.fixture
-def store() -> Iterator[SessionStore]:
-    """A store on an in-memory SQLite database."""
-    s = SessionStore.open("sqlite://")
+def store(db_url: str) -> Iterator[SessionStore]:
+    """A store on each backend: an in-memory SQLite database, or a fresh PostgreSQL database."""
+    s = SessionStore.open(db_url)
     yield s
     s.close()
 
@@ -25,8 +25,8 @@ def db_file(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def file_store(db_file: Path) -> Iterator[SessionStore]:
-    """A store on a real SQLite file (WAL mode)."""
-    s = SessionStore.open(f"sqlite:///{db_file}")
+def file_store(file_db_url: str) -> Iterator[SessionStore]:
+    """A store several processes can share: a real SQLite file (WAL mode), or PostgreSQL."""
+    s = SessionStore.open(file_db_url)
     yield s
     s.close()

@@ -6,10 +6,9 @@ import io
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +18,15 @@ from agent_core.cli import main
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, Reply
 from tests.core.helpers import answer, react
+from tests.postgres import execute
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    """The database the commands use (passed with --db)."""
-    return f"sqlite:///{tmp_path / 'cli.db'}"
+def url(file_db_url: str) -> str:
+    """The database the commands use (passed with --db): an SQLite file, or PostgreSQL."""
+    return file_db_url
 
 
 @pytest.fixture
@@ -88,6 +88,7 @@ def test_list_show_rename_export_import_delete(
     capsys: pytest.CaptureFixture[str],
     server: FakeOpenAIServer,
     url: str,
+    new_db_url: Callable[..., str],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -110,7 +111,7 @@ def test_list_show_rename_export_import_delete(
     assert sparrow(capsys, "sessions", "export", session_id, "--db", url, "-o", str(target))[0] == 0
     assert json.loads(target.read_bytes())["session"]["title"] == "Times"
 
-    other = f"sqlite:///{tmp_path / 'other.db'}"
+    other = new_db_url()
     code, out, _ = sparrow(capsys, "sessions", "import", str(target), "--db", other)
     assert (code, out) == (0, f"{session_id}\n")
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(target.read_bytes())))
@@ -154,8 +155,7 @@ def test_bad_files_newer_databases_and_finished_runs_are_reported(
         2,
         f"sparrow: session {session_id} has no interrupted run\n",
     )
-    with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:
-        conn.execute("UPDATE sparrow_schema SET version = 99")
+    execute(url, "UPDATE sparrow_schema SET version = 99")
     code, out, err = sparrow(capsys, "sessions", "list", "--db", url)
     assert (code, out) == (1, "") and err.startswith("sparrow: the database ") and "schema version 99" in err
     assert err.count("\n") == 1

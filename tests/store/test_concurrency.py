@@ -1,11 +1,10 @@
-"""Many writers, one SQLite file: no "database is locked", no lost or duplicated events."""
+"""Many writers, one database (an SQLite file, or PostgreSQL): no "database is locked", no lost or duplicated events."""
 
 from __future__ import annotations
 
 import multiprocessing
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 from agent_core.events import Event, StepStarted
@@ -33,8 +32,8 @@ def assert_complete(store: SessionStore, session_id: str, events: list[Event]) -
     assert [e.seq for e in store.stored_events(session_id)] == list(range(1, len(events) + 1))
 
 
-def test_twenty_threads_each_writing_their_own_session(db_file: Path) -> None:
-    store = SessionStore.open(f"sqlite:///{db_file}")
+def test_twenty_threads_each_writing_their_own_session(file_db_url: str) -> None:
+    store = SessionStore.open(file_db_url)
     sessions = [store.create_session().id for _ in range(WRITERS)]
     start = threading.Barrier(WRITERS)
     with ThreadPoolExecutor(WRITERS) as pool:
@@ -49,8 +48,8 @@ def test_twenty_threads_each_writing_their_own_session(db_file: Path) -> None:
     store.close()
 
 
-def test_threads_sharing_one_session_get_unique_sequence_numbers(db_file: Path) -> None:
-    store = SessionStore.open(f"sqlite:///{db_file}")
+def test_threads_sharing_one_session_get_unique_sequence_numbers(file_db_url: str) -> None:
+    store = SessionStore.open(file_db_url)
     session_id = store.create_session().id
     start = threading.Barrier(8)
     with ThreadPoolExecutor(8) as pool:
@@ -79,8 +78,8 @@ def _process_writer(url: str, writer: int, start: Any, results: Any) -> None:
         results.put((writer, None, f"{type(exc).__name__}: {exc}"))
 
 
-def test_twenty_processes_creating_and_writing_one_new_database_file(db_file: Path) -> None:
-    url = f"sqlite:///{db_file}"
+def test_twenty_processes_creating_and_writing_one_new_database(empty_db_url: str) -> None:
+    url = empty_db_url
     context = multiprocessing.get_context("fork")
     start, results = context.Barrier(WRITERS), context.Queue()
     processes = [context.Process(target=_process_writer, args=(url, i, start, results)) for i in range(WRITERS)]

@@ -1,0 +1,139 @@
+"""Reading a model's reply: a reader thread that pumps a blocking stream, and the accumulator of its chunks."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from agent_core.events import Usage
+from agent_core.limits import CancelToken
+from agent_core.models.base import Completion, TextChunk, ToolCall
+from agent_core.models.endpoint_check import token_count
+from agent_core.models.errors import ModelError
+
+_POLL_S = 0.05
+SETTLE_S = 1.0
+"""After a chunk with ``finish_reason``, how long to wait for more (usage, ``[DONE]``) before keeping the reply."""
+
+
+def pumped(
+    produce: Callable[[], Iterator[Any]],
+    cancel: CancelToken | None,
+    *,
+    ends_at: float | None = None,
+    settled: Callable[[], bool] | None = None,
+    endpoint: str = "the model server",
+) -> Iterator[Any]:
+    """Iterate ``produce()`` in a reader thread so that a cancel is honoured even while a read blocks.
+
+    Closing an HTTP stream from another thread does not wake a blocked socket read; polling a queue
+    does. The abandoned reader ends at its own read timeout. Past ``ends_at`` (monotonic) the call
+    ends with a timeout however fast the server writes; once ``settled()`` (a complete answer came)
+    a server that goes quiet for SETTLE_S seconds is not waited for.
+    """
+    box = _reader(produce)
+    last = time.monotonic()
+    while True:
+        if ends_at is not None and time.monotonic() >= ends_at:
+            raise ModelError("timeout", f"{endpoint} was still sending its reply when the time limit ran out")
+        try:
+            kind, value = box.get(timeout=_POLL_S)
+        except queue.Empty:
+            if cancel is not None and cancel.cancelled:
+                raise ModelError("cancelled", "cancelled while waiting for the model") from None
+            if settled is not None and settled() and time.monotonic() - last >= SETTLE_S:
+                return
+            continue
+        if kind == "done":
+            return
+        if kind == "error":
+            raise value
+        last = time.monotonic()
+        yield value
+
+
+def _reader(produce: Callable[[], Iterator[Any]]) -> queue.Queue[tuple[str, Any]]:
+    """Start a thread that puts ``produce()``'s items (then "done", or the "error") in the returned queue."""
+    box: queue.Queue[tuple[str, Any]] = queue.Queue()
+
+    def read() -> None:
+        try:
+            for item in produce():
+                box.put(("item", item))
+            box.put(("done", None))
+        except BaseException as exc:
+            box.put(("error", exc))
+
+    threading.Thread(target=read, name="model-stream", daemon=True).start()
+    return box
+
+
+class StreamAccumulator:
+    """Collects streamed chunks into text, reasoning, tool calls and usage."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: dict[int, dict[str, str]] = {}
+        self.usage: Usage | None = None
+        self.finish_reason: str | None = None
+        self.ttft_ms: float | None = None
+
+    def add(self, chunk: Any) -> list[TextChunk]:
+        if getattr(chunk, "usage", None):
+            self.usage = usage_of(chunk.usage)
+        pieces: list[TextChunk] = []
+        for choice in chunk.choices or ():
+            self.finish_reason = choice.finish_reason or self.finish_reason
+            delta = choice.delta
+            if delta is None:
+                continue
+            reasoning = reasoning_of(delta)
+            if reasoning:
+                self.reasoning.append(reasoning)
+                pieces.append(TextChunk(reasoning, "reasoning"))
+            if delta.content:
+                self.text.append(delta.content)
+                pieces.append(TextChunk(delta.content))
+            for call in delta.tool_calls or ():
+                self._add_call(call)
+        return pieces
+
+    def _add_call(self, call: Any) -> None:
+        slot = self.calls.setdefault(call.index or 0, {"id": "", "name": "", "arguments": ""})
+        if call.id:
+            slot["id"] = call.id
+        function = call.function
+        if function is not None:
+            slot["name"] += function.name or ""
+            slot["arguments"] += function.arguments or ""
+
+    def completion(self, latency_ms: float) -> Completion:
+        calls = tuple(
+            ToolCall(slot["id"] or f"call_{index}", slot["name"], slot["arguments"])
+            for index, slot in sorted(self.calls.items())
+        )
+        return Completion(
+            text="".join(self.text),
+            reasoning="".join(self.reasoning),
+            tool_calls=calls,
+            usage=self.usage,
+            latency_ms=latency_ms,
+            ttft_ms=self.ttft_ms,
+            finish_reason=self.finish_reason,
+        )
+
+
+def reasoning_of(obj: Any) -> str:
+    extra = getattr(obj, "model_extra", None) or {}
+    value = extra.get("reasoning_content") or extra.get("reasoning") or ""
+    return value if isinstance(value, str) else ""
+
+
+def usage_of(usage: Any) -> Usage | None:
+    if usage is None or getattr(usage, "prompt_tokens", None) is None:
+        return None
+    return Usage(token_count(usage.prompt_tokens), token_count(usage.completion_tokens), estimated=False)

@@ -1,0 +1,84 @@
+"""Values an event may hold: only what every later step (store, list, show, render, export, import) can handle.
+
+JSON allows numbers and nesting that Python reads but cannot give back: ``1e400`` becomes Infinity (which
+an export cannot write), a time in milliseconds or ``2**63`` cannot become a date, 900 levels of nesting
+overflow the recursion of ``json.dumps``, a 4,000-digit count is no count. ``check_values`` walks a
+parsed value once, without recursion, and names the first field that breaks a rule (the importer refuses);
+``tame`` rewrites such values into strings that say what they were (for what a model or a tool produced).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+MAX_DEPTH = 64
+"""Nesting levels allowed inside one event (tool arguments and details are the deep ones)."""
+MAX_NUMBER = 2**53
+"""Largest magnitude of an integer: beyond it JSON readers lose precision and SQLite cannot store it."""
+MAX_TIME = 4_102_444_800.0
+"""2100-01-01 in Unix seconds: later times are almost surely milliseconds or garbage."""
+TIME_FIELDS = frozenset({"ts", "created_at", "updated_at"})
+"""Keys holding Unix times in seconds (checked at the top level of an event, a session or a snapshot)."""
+
+
+class ValueRefused(ValueError):
+    """A value the importer will not accept; the message names the field and says why."""
+
+
+def check_values(value: Any, where: str) -> None:
+    """Raise ValueRefused naming the first non-finite, too large, too deep or out-of-range value."""
+    pending: list[tuple[Any, str, int]] = [(value, where, 0)]
+    while pending:
+        item, path, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            shown = path if len(path) <= 80 else f"{path[:60]}…"
+            raise ValueRefused(f"{shown}: nested deeper than {MAX_DEPTH} levels")
+        if isinstance(item, dict):
+            pending.extend((v, f"{path}.{k}", depth + 1) for k, v in item.items())
+            if depth == 0:
+                _check_times(item, path)
+        elif isinstance(item, (list, tuple)):
+            pending.extend((v, f"{path}[{i}]", depth + 1) for i, v in enumerate(item))
+        elif isinstance(item, (int, float)) and not isinstance(item, bool):
+            check_number(item, path)
+
+
+def check_number(number: float, path: str) -> None:
+    """Refuse Infinity, NaN and integers past MAX_NUMBER (finite floats round-trip through JSON as they are)."""
+    if isinstance(number, float) and not math.isfinite(number):
+        raise ValueRefused(f"{path}: {number} is not a finite number")
+    if isinstance(number, int) and abs(number) > MAX_NUMBER:
+        raise ValueRefused(f"{path}: an integer of {number.bit_length()} bits is too large (the limit is 2**53)")
+
+
+def check_time(value: Any, path: str) -> None:
+    """A Unix time in seconds between 1970 and 2100."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value <= MAX_TIME:
+        hint = " (milliseconds? times are in seconds)" if 1e11 <= value <= 1e15 else ""
+        raise ValueRefused(f"{path}: {value:g} is not a time between 1970 and 2100{hint}")
+
+
+def _check_times(fields: dict[str, Any], path: str) -> None:
+    for key in TIME_FIELDS & fields.keys():
+        value = fields[key]
+        if isinstance(value, float) and not math.isfinite(value):
+            continue  # named as "not a finite number" by the walk
+        check_time(value, f"{path}.{key}")
+
+
+def tame(value: Any, depth: int = 0) -> Any:
+    """A copy of a JSON-like value that ``check_values`` accepts: offending parts become explanatory strings."""
+    if isinstance(value, dict):
+        if depth >= MAX_DEPTH:
+            return f"[nested deeper than {MAX_DEPTH} levels]"
+        return {str(k): tame(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if depth >= MAX_DEPTH:
+            return f"[nested deeper than {MAX_DEPTH} levels]"
+        return [tame(v, depth + 1) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_NUMBER:
+        return f"[an integer of {value.bit_length()} bits]"
+    return value

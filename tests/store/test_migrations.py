@@ -1,0 +1,181 @@
+"""Schema migrations: the revisions build the models' schema, old databases upgrade without loss, under a lock."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import create_engine, inspect, text
+from sqlmodel import SQLModel
+
+from agent_core.cli import main
+from agent_core.events import RunFinished
+from agent_core.longterm import MemoryStore
+from agent_core.store import SchemaVersionError, SessionStore
+from agent_core.store.database import schema_state, upgrade_database
+from agent_core.store.schema import VERSION_TABLE, head_revision
+from tests.postgres import execute
+from tests.store.helpers import every_event_type, persisted
+
+DATA = Path(__file__).parent / "data"
+OLD = {
+    "sessions": "id, title, created_at, updated_at, last_seq, config, parent_id, forked_from",
+    "events": "session_id, seq, run_id, type, ts, payload",
+    "snapshots": "id, session_id, name, created_at, upto_seq, title, config",
+    "memories": "id, scope, text, text_hash, origin, source_session_id, created_at",
+    "sparrow_schema": "id, version",
+}
+"""Every table and column of schema version 1 (the database made before migrations)."""
+
+
+def load_old_database(url: str) -> None:
+    """Fill an empty database with the dump of one made by Sparrow before migrations (schema version 1)."""
+    if url.startswith("sqlite"):
+        path = Path(url.removeprefix("sqlite:///"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with sqlite3.connect(path) as conn:
+            conn.executescript((DATA / "schema_v1.sqlite.sql").read_text())
+        return
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql((DATA / "schema_v1.postgresql.sql").read_text())
+    engine.dispose()
+
+
+def old_rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """The rows of every version-1 table, its version-1 columns only, in a stable order."""
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        rows = {t: [tuple(r) for r in conn.execute(text(f"SELECT {c} FROM {t} ORDER BY 1, 2"))] for t, c in OLD.items()}
+    engine.dispose()
+    return rows
+
+
+def test_the_revisions_build_exactly_the_models_schema(empty_db_url: str) -> None:
+    assert upgrade_database(empty_db_url)[0].revision is None
+    engine = create_engine(empty_db_url)
+    with engine.connect() as conn:
+        differences = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
+    engine.dispose()
+    # Only tables the models do not describe may differ: SQLite's full-text index and the revision table.
+    # ...and PostgreSQL's trigram index for memory search (an expression index the models do not declare).
+    extra = {d[1].name for d in differences if d[0] == "remove_table"}
+    indexes = {d[1].name for d in differences if d[0] == "remove_index"}
+    assert [d for d in differences if d[0] not in ("remove_table", "remove_index")] == []
+    assert indexes <= {"ix_memories_text_trgm"}
+    assert extra <= {
+        VERSION_TABLE,
+        "memories_fts",
+        *(f"memories_fts_{s}" for s in ("data", "idx", "docsize", "config")),
+    }
+
+
+def test_a_database_made_before_migrations_is_upgraded_and_loses_nothing(empty_db_url: str) -> None:
+    load_old_database(empty_db_url)
+    before = old_rows(empty_db_url)
+    assert schema_state(empty_db_url).revision is None and len(before["events"]) == 24
+    store = SessionStore.open(empty_db_url)
+    assert old_rows(empty_db_url) == before
+    assert schema_state(empty_db_url).revision == head_revision()
+    done, copy, half = sorted(store.list_sessions(), key=lambda s: s.created_at)
+    assert store.events(done.id) == persisted(every_event_type("run_done")) == store.events(copy.id)
+    assert store.interrupted_run(half.id).question == "What is 6*7?"  # type: ignore[union-attr]
+    memories = MemoryStore(store.engine)
+    assert [m.text for m in memories.search("green tea")] == ["The user prefers green tea over coffee"]
+    assert memories.add("The user prefers green tea over coffee").existing
+    assert memories.add("The user drinks tea at four").id == 4  # ids go on after the old ones
+    store.close()
+
+
+def _open_and_write(url: str, start: Any, results: Any) -> None:
+    """In a child process: open the old database together with the others, then write to it."""
+    try:
+        start.wait(timeout=30)
+        store = SessionStore.open(url)
+        session = store.create_session(title="new")
+        store.append(session.id, [RunFinished(run_id="r", ts=1.0, status="completed")])
+        store.close()
+        results.put(None)
+    except BaseException as exc:
+        results.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_ten_processes_opening_an_old_database_together_all_succeed(empty_db_url: str) -> None:
+    load_old_database(empty_db_url)
+    before = old_rows(empty_db_url)
+    context = multiprocessing.get_context("fork")
+    start, results = context.Barrier(10), context.Queue()
+    processes = [context.Process(target=_open_and_write, args=(empty_db_url, start, results)) for _ in range(10)]
+    for process in processes:
+        process.start()
+    try:
+        outcomes = [results.get(timeout=90) for _ in processes]
+    finally:
+        for process in processes:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.kill()
+    assert outcomes == [None] * 10
+    after = old_rows(empty_db_url)
+    assert len(after["sessions"]) == 13 and len(after["events"]) == 34
+    assert {t: [r for r in rows if r in after[t]] for t, rows in before.items()} == before
+    assert schema_state(empty_db_url).revision == head_revision()
+
+
+def test_a_database_from_a_newer_sparrow_is_refused_and_left_untouched(file_db_url: str) -> None:
+    SessionStore.open(file_db_url).close()
+    execute(file_db_url, f"UPDATE {VERSION_TABLE} SET version_num = '9999_future'")
+    before = old_rows(file_db_url)
+    with pytest.raises(SchemaVersionError) as info:
+        SessionStore.open(file_db_url)
+    assert "newer Sparrow (schema revision 9999_future)" in str(info.value) and "DATABASE_URL" in str(info.value)
+    assert old_rows(file_db_url) == before
+    engine = create_engine(file_db_url)
+    assert inspect(engine).has_table(VERSION_TABLE)
+    engine.dispose()
+
+
+def test_db_upgrade_and_current(capsys: pytest.CaptureFixture[str], empty_db_url: str) -> None:
+    def sparrow(*args: str) -> tuple[int, str, str]:
+        code = main([*args, "--db", empty_db_url])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    head = head_revision()
+    assert sparrow("db", "current") == (
+        1,
+        f"empty (this build's head is {head}: run `python -m agent_core db upgrade`)\n",
+        "",
+    )
+    assert sparrow("db", "upgrade") == (0, f"empty -> {head}\n", "")
+    assert sparrow("db", "upgrade") == (0, f"already at {head}\n", "")
+    assert sparrow("db", "current") == (0, f"{head} (head)\n", "")
+    execute(empty_db_url, f"UPDATE {VERSION_TABLE} SET version_num = '9999_future'")
+    code, out, err = sparrow("db", "current")
+    assert (code, out) == (1, "") and "newer Sparrow (schema revision 9999_future)" in err and err.count("\n") == 1
+    assert sparrow("db", "upgrade")[0::2] == (1, err)
+
+
+def test_tables_of_the_same_names_made_by_another_app_are_refused(empty_db_url: str) -> None:
+    if empty_db_url.startswith("sqlite"):
+        Path(empty_db_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    execute(empty_db_url, "CREATE TABLE sessions (owner TEXT, cookie TEXT)")
+    with pytest.raises(SchemaVersionError, match="sessions that Sparrow did not create; set DATABASE_URL"):
+        SessionStore.open(empty_db_url)
+    with pytest.raises(SchemaVersionError):
+        upgrade_database(empty_db_url)
+    assert schema_state_or_none(empty_db_url) is None
+
+
+def schema_state_or_none(url: str) -> str | None:
+    """The revision table's presence: None when nothing was written."""
+    engine = create_engine(url)
+    try:
+        return VERSION_TABLE if inspect(engine).has_table(VERSION_TABLE) else None
+    finally:
+        engine.dispose()
