@@ -16,6 +16,7 @@ import streamlit as st
 from agent_core.compare import CallDiff, Comparison, StepPair, compare_turns
 from agent_core.metrics import turn_metrics
 from agent_core.models import ModelError
+from agent_core.protocols import PROTOCOLS
 from agent_core.rerun import rerun_turn
 from agent_core.sessions import settings_from_config
 from agent_core.store import SessionInfo, SessionStore
@@ -133,8 +134,10 @@ def rerun_form(store: SessionStore, config: ModelConfig, session_id: str, turn: 
     """Ask the left turn's question again with another protocol, model or temperature, then compare."""
     with st.expander(td("compare.rerun"), icon=":material/replay:"):
         st.caption(td("compare.rerun_help"))
-        protocol = st.radio(td("compare.protocol"), ["react", "tools"], horizontal=True, key="rerun_protocol",
-                            index=1 if turn.protocol == "react" else 0)  # fmt: skip
+        choices = list(PROTOCOLS)
+        other = next((p for p in choices if p != turn.protocol), choices[0])  # default: a different protocol
+        protocol = st.radio(td("compare.protocol"), choices, horizontal=True, key="rerun_protocol",
+                            index=choices.index(other))  # fmt: skip
         model = st.text_input(td("compare.model"), value=config.model, key="rerun_model", max_chars=200)
         before = turn.run_started.settings.get("temperature") if turn.run_started else None
         start = float(before) if isinstance(before, (int, float)) and 0 <= before <= 1.5 else config.temperature
