@@ -48,7 +48,8 @@ def tab(browser: Any, width: int, height: int) -> Any:
     return context.new_page()
 
 
-def test_first_run_opens_an_example_with_no_model(browser: Any, no_key_app: tuple[str, Path]) -> None:
+def test_first_run_opens_an_example_with_no_model(browser: Any, no_key_app: tuple[str, Path], tmp_path: Path) -> None:
+    """Open an example with no key, see it labelled in Chat and Traces, download its report and read it offline."""
     url, _ = no_key_app
     page = tab(browser, 1500, 950)
     page.goto(url)
@@ -66,7 +67,20 @@ def test_first_run_opens_an_example_with_no_model(browser: Any, no_key_app: tupl
     page.wait_for_timeout(500)
     shot(page, "demo_example_traces")
     assert page.locator('[data-testid="stException"]').count() == 0
+    page.get_by_role("button", name="Export").click()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download report (HTML)").click()
+    report = tmp_path / download.value.suggested_filename
+    download.value.save_as(report)
     page.context.close()
+    offline = browser.new_context()
+    requests: list[str] = []
+    offline.on("request", lambda request: requests.append(request.url))
+    viewer = offline.new_page()
+    viewer.goto(report.as_uri())
+    assert viewer.locator("details.step").count() == 5 and "√366" in viewer.inner_text("body")
+    assert requests == [report.as_uri()] and report.name.endswith(".html")
+    offline.close()
 
 
 def progress(page: Any) -> str:
