@@ -4,7 +4,8 @@ The same replay frames and the same chat and trace components as the Traces page
 width of the window with larger type and no sidebar. → / Space / Page Down go one step on (the step's reply
 streams in), ← / Page Up one back, Home / End to the first / last; the newest step is open and outlined in
 the trace. The keys are ``st.button`` shortcuts, so no script of ours runs in the page. The URL
-(``/present?session=ID&present=1``, or ``/?session=ID&present=1``) opens a session straight into it.
+(``/present?session=ID&present=1``, or ``/?session=ID&present=1``; ``&lang=zh`` for Chinese) opens a session
+straight into it.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import streamlit as st
 from agent_core.store import SessionNotFound
 from agent_core.untrusted import plain
 from sparrow_ui import examples, replay
-from sparrow_ui.i18n import t
+from sparrow_ui.i18n import LANGUAGES, t
 from sparrow_ui.navigation import through_app
-from sparrow_ui.presentation_link import PRESENT_PARAM
+from sparrow_ui.presentation_link import LANG_PARAM, PRESENT_PARAM
 from sparrow_ui.session_view import prices, session_view
 from sparrow_ui.state import SESSION_PARAM, current_session_id, get_store
 from sparrow_ui.strings_demo import td
@@ -44,6 +45,8 @@ STYLE = """
 def presentation() -> None:
     """The page: the open session (the URL's) in presentation mode."""
     through_app()
+    if (language := st.query_params.get(LANG_PARAM)) in LANGUAGES:
+        st.session_state["lang_choice"] = language  # no sidebar here: a shared link says the language
     st.html(STYLE)
     session_id = current_session_id()
     try:

@@ -69,3 +69,12 @@ def test_the_replay_tab_offers_presentation_mode() -> None:
     at.session_state["traces_tab"] = TRACES_STRINGS["traces.tab.replay"]["en"]
     run(at)
     assert at.button(key="present_enter").label == "Presentation mode"
+
+
+def test_a_shared_link_can_say_the_language() -> None:
+    session = open_example(SessionStore.open(), "chinese")
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params.update(session=session.id, present="1", lang="zh")
+    run(at)
+    assert at.button(key="present_next").label == TRACES_STRINGS["traces.replay.next"]["zh"]
+    assert at.button(key="present_exit").label == "退出演示"
