@@ -42,6 +42,14 @@ def format_tokens(count: int | None, *, estimated: bool = False) -> str:
     return prefix + _compact(count)
 
 
+def format_token_flow(
+    prompt: int | None, completion: int | None, *, estimated: bool = False, unit: str = "tokens"
+) -> str:
+    """Tokens in and out of a model call or a run, the one way every view says it: ``729 → 23 tokens``."""
+    sent = format_tokens(prompt, estimated=estimated)
+    return f"{sent} → {format_tokens(completion, estimated=estimated)} {unit}"
+
+
 def _compact(count: int) -> str:
     if abs(count) < 1000:
         return str(count)

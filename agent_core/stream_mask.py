@@ -1,14 +1,13 @@
 """Masking streamed text: a secret split across deltas is still caught, because a short tail is held back.
 
 Text goes out only up to a *safe point*: at least ``hold`` characters before the end, never inside the
-last run of non-space characters (a key, a JWT or a URL may still be growing), and never inside a
-secret the masker found. What goes out is masked with the findings of the whole recent window, so a
-credential's name sent earlier still marks the value that follows it.
+last run of non-space characters (a key, a JWT or a URL may still be growing; up to MAX_RUN characters),
+and never inside a secret the masker found. What goes out is masked with the findings of the recent
+window, so a credential's name sent earlier still marks the value that follows it. Only that window is
+kept: a long reply costs linear time.
 """
 
 from __future__ import annotations
-
-import re
 
 from agent_core.output_check import MASK, OutputCheck, SecretMasker
 
@@ -16,7 +15,12 @@ HOLD = 48
 """Characters always held back from the end of the stream until it finishes."""
 LOOKBACK = 256
 """Characters before the safe point that are re-read for context (a name before its value)."""
-_LAST_RUN = re.compile(r"\S*\Z")
+MAX_RUN = 8192
+"""Longest run of non-space characters held back whole (longer runs go out in parts)."""
+MIN_BATCH = 32
+"""Fewest characters worth masking and sending (each emission re-reads the window)."""
+_KEEP = 4096
+"""Slack before the buffer drops text that is past the lookback."""
 
 
 class StreamMask:
@@ -24,48 +28,70 @@ class StreamMask:
 
     def __init__(self, check: OutputCheck | None) -> None:
         self.check = check
-        self.text = ""
-        """Everything received, unmasked."""
+        self.buffer = ""
+        """The received text from absolute position ``start`` on (older text was sent and is out of reach)."""
+        self.start = 0
         self.sent = 0
-        """How much of ``text`` went out."""
+        """Absolute position up to which text went out."""
 
     def feed(self, piece: str) -> str:
         """Take ``piece``; return masked text that can be shown now (possibly empty)."""
-        self.text += piece
+        self.buffer += piece
         if self.check is None:
-            return self._emit(len(self.text))
+            return self._emit(self.start + len(self.buffer))
         if not isinstance(self.check, SecretMasker):
             return ""  # a custom check cannot tell where its findings are: show everything at the end
-        safe = len(self.text) - HOLD
-        safe = min(safe, _LAST_RUN.search(self.text).start())  # type: ignore[union-attr]
-        return self._emit(safe) if safe > self.sent else ""
+        safe = min(self.start + len(self.buffer) - HOLD, self._last_run())
+        return self._emit(safe) if safe - self.sent >= MIN_BATCH else ""
 
     def flush(self) -> str:
         """The rest, masked: the stream ended."""
         if self.check is not None and not isinstance(self.check, SecretMasker):
-            return self.check(self.text, source="model_output").text if self.sent == 0 else ""
-        return self._emit(len(self.text))
+            return self.check(self.buffer, source="model_output").text if self.sent == 0 else ""
+        return self._emit(self.start + len(self.buffer))
+
+    def _last_run(self) -> int:
+        """Absolute position where the trailing run of non-space characters starts (at most MAX_RUN back)."""
+        at, stop = len(self.buffer), max(0, len(self.buffer) - MAX_RUN, self.sent - self.start)
+        while at > stop and not self.buffer[at - 1].isspace():
+            at -= 1
+        return self.start + at
 
     def _emit(self, end: int) -> str:
+        begin = max(self.start, self.sent - LOOKBACK)
         if self.check is None:
-            out, self.sent = self.text[self.sent : end], end
-            return out
-        begin = max(0, self.sent - LOOKBACK)
-        window = self.text[begin:]
+            out = self.buffer[self.sent - self.start : end - self.start]
+            self.sent = end
+        else:
+            out = self._masked(begin, end)
+        self._trim()
+        return out
+
+    def _masked(self, begin: int, end: int) -> str:
+        window = self.buffer[begin - self.start :]
         findings = self.check.find(window) if isinstance(self.check, SecretMasker) else []
         pieces, at = [], self.sent
         for finding in findings:
-            start, stop = finding.start + begin, finding.end + begin
+            first, stop = finding.start + begin, finding.end + begin
             if stop <= self.sent:
                 continue
-            if start < end < stop:
-                end = start  # never cut a secret: it goes out whole, masked, with the next piece
+            if first < end < stop:
+                end = first  # never cut a secret: it goes out whole, masked, with a later piece
                 break
-            if start >= end:
+            if first >= end:
                 break
-            pieces.append(self.text[at : max(at, start)])
-            pieces.append(finding.masked if start >= self.sent else MASK)
+            pieces.append(self._slice(at, max(at, first)))
+            pieces.append(finding.masked if first >= self.sent else MASK)
             at = stop
-        pieces.append(self.text[at:end] if end > at else "")
+        pieces.append(self._slice(at, end) if end > at else "")
         self.sent = max(self.sent, end, at)
         return "".join(pieces)
+
+    def _slice(self, begin: int, end: int) -> str:
+        return self.buffer[begin - self.start : end - self.start]
+
+    def _trim(self) -> None:
+        drop = self.sent - LOOKBACK - self.start
+        if drop > _KEEP and (self.check is None or isinstance(self.check, SecretMasker)):
+            self.buffer = self.buffer[drop:]
+            self.start += drop

@@ -64,7 +64,8 @@ def stream_reply(
                 if item.channel == "reasoning":
                     yield from shown.think(item.text)
                     continue
-                cut = _cut(protocol, shown.text + item.text, item.text)
+                shown.take(item.text)
+                cut = _cut(protocol, shown, item.text)
                 yield from shown.add(item.text, cut)
                 if cut is not None:  # the model is writing its own Observation: stop reading
                     return Completion(text=shown.text, finish_reason="stop_at_observation")
@@ -85,24 +86,49 @@ def _closing(items: Iterable[Any]) -> Iterator[Iterator[Any]]:
 
 
 class _Shown:
-    """The reply's text so far and the masked deltas sent for it (batched by ``interval``)."""
+    """The reply's text so far and the masked deltas sent for it (batched by ``interval``).
+
+    The text is kept as a list of pieces (joined only when the whole is needed), so a long reply costs
+    linear time, not the quadratic time of growing one string chunk by chunk.
+    """
 
     def __init__(self, run_id: str, step: int, interval: float, check: OutputCheck | None) -> None:
         self.run_id, self.step, self.interval = run_id, step, interval
-        self.text, self.fed, self.pending, self.last = "", 0, "", 0.0
+        self.parts: list[str] = []
+        self.tail, self.fed, self.pending, self.last = "", 0, "", 0.0
+        self.unfed: list[str] = []
+        """Pieces received since the last delta, not yet given to the mask."""
         self.mask, self.reasoning = StreamMask(check), StreamMask(check)
 
+    @property
+    def text(self) -> str:
+        """Everything received so far."""
+        if len(self.parts) > 1:
+            self.parts = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
+    def take(self, piece: str) -> None:
+        """Receive ``piece`` (before asking where to cut)."""
+        self.parts.append(piece)
+        self.tail = (self.tail + piece)[-_TAIL:]
+
     def add(self, piece: str, cut: int | None) -> Iterator[ModelDelta]:
-        """Take ``piece``; yield a delta when the interval has passed (or up to ``cut``, at once)."""
-        self.text += piece
-        end = len(self.text) if cut is None else cut
-        if end > self.fed:
-            self.pending += self.mask.feed(self.text[self.fed : end])
-            self.fed = end
-        if cut is not None:
-            self.pending += self.mask.flush()
+        """Mask ``piece`` (or the text up to ``cut``); yield a delta when the interval has passed, or at a cut."""
         now = time.perf_counter()
-        if self.pending and (cut is not None or now - self.last >= self.interval):
+        if cut is None:
+            self.unfed.append(piece)
+            if now - self.last < self.interval:
+                return  # masking runs once per delta, not once per chunk
+            self.pending += self.mask.feed("".join(self.unfed))
+            self.fed += sum(map(len, self.unfed))
+            self.last = now
+        else:
+            if cut > self.fed:
+                self.pending += self.mask.feed(self.text[self.fed : cut])
+                self.fed = cut
+            self.pending += self.mask.flush()
+        self.unfed = []
+        if self.pending:
             yield self._delta(self.pending)
             self.pending, self.last = "", now
 
@@ -115,14 +141,19 @@ class _Shown:
         """The text not yet sent (the stream ended or was stopped), as last deltas."""
         if tail := self.reasoning.flush():
             yield self._delta(tail, "reasoning")
-        self.pending += self.mask.feed(self.text[self.fed :]) + self.mask.flush()
-        self.fed = len(self.text)
+        text = self.text
+        self.pending += self.mask.feed(text[self.fed :]) + self.mask.flush()
+        self.fed = len(text)
         if self.pending:
             yield self._delta(self.pending)
             self.pending = ""
 
     def _delta(self, text: str, channel: str = "text") -> ModelDelta:
         return ModelDelta(run_id=self.run_id, step=self.step, text=text, channel=channel)  # type: ignore[arg-type]
+
+
+_TAIL = 256
+"""Characters of the end of the reply kept at hand, for the cheap check before looking for an Observation."""
 
 
 def _next_in_time(timing: Timing, stream: Iterator[Any], deadline: Deadline | None) -> Any:
@@ -143,11 +174,12 @@ def _out_of_time(deadline: Deadline) -> RunStopped:
     return RunStopped("timeout", f"time limit of {limit} reached")  # the same sentence as between steps
 
 
-def _cut(protocol: AgentProtocol, text: str, piece: str) -> int | None:
+def _cut(protocol: AgentProtocol, shown: _Shown, piece: str) -> int | None:
     """Where to cut streamed text; the protocol is asked only when a label may have just ended."""
     if ":" not in piece and "：" not in piece:
         return None
-    tail = text[-(len(piece) + 16) :].lower()
+    size = len(piece) + 16
+    tail = (shown.tail if size <= _TAIL else shown.text)[-size:].lower()
     if "observation" not in tail and "观察" not in tail:
         return None
-    return protocol.cut_index(text)
+    return protocol.cut_index(shown.text)

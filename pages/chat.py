@@ -12,14 +12,17 @@ from agent_core.untrusted import neutralize
 from sparrow_ui import examples
 from sparrow_ui.conversation import conversation, recent_turns, trace_panel
 from sparrow_ui.i18n import t
+from sparrow_ui.layout import TRACE_KEY, page_style, scroll_trace_to
 from sparrow_ui.live_turn import approval_boxes, follow, waiting
 from sparrow_ui.runs import active_run, ask, queued, resume_interrupted, start_queued, stop
 from sparrow_ui.session_controls import session_controls
 from sparrow_ui.session_view import prices, session_view, with_live
 from sparrow_ui.sidebar import frame
 from sparrow_ui.state import current_session_id, get_store, live_runs, open_session, select_turn, selected_turn
+from sparrow_ui.step_status import first_failing
 
 config = frame()
+page_style()
 store = get_store()
 session_id = current_session_id()
 try:
@@ -54,6 +57,7 @@ with chat_column:
         view.run_metrics,
         selected=shown.run_id if shown else None,
         pickable=True,
+        session_id=session_id,
         live_run_id=live.run_id if live else None,
         under_live=partial(approval_boxes, live) if live else None,
     )
@@ -72,12 +76,17 @@ with chat_column:
     if waiting_question := queued(session_id):
         st.info(t("chat.queued", question=waiting_question), icon=":material/schedule:")
 
-with trace_column:
-    trace_slot = st.empty()
+with trace_column, st.container(key=TRACE_KEY):
+    # A live run draws into its own slot: Streamlit would otherwise let the new trace inherit the last
+    # turn's step blocks, showing them under the new "running" step until the run ends.
+    finished_slot, live_slot = st.empty(), st.empty()
+    trace_slot = live_slot if live else finished_slot
     with trace_slot.container():
         number = turns.index(shown) + 1 if shown else 0
         metrics = view.run_metrics.get(shown.run_id) if shown else None
         trace_panel(shown, number, metrics, prices(), live=live is not None)
+        if shown is not None:
+            scroll_trace_to(-1 if live else first_failing(shown), f"{shown.run_id}-{len(shown.steps)}")
 
 question = st.chat_input(
     t("chat.placeholder") if config.configured else t("chat.placeholder_off"),

@@ -19,6 +19,8 @@ frame()
 store = get_store()
 st.header(t("nav.sessions"))
 sessions = examples.own_sessions(store)
+if flash := st.session_state.pop("flash", None):
+    st.success(flash, icon=":material/check:")
 if not sessions:
     st.info(t("session.none"))
 
@@ -34,15 +36,17 @@ for info in sessions:
             open_in_chat(info.id)
         with middle.popover(t("session.rename")):
             title = st.text_input(t("session.rename"), value=info.title, key=f"title_{info.id}", max_chars=200)
-            if st.button("OK", key=f"rename_{info.id}"):
+            if st.button(t("session.rename_ok"), key=f"rename_{info.id}"):
                 store.rename_session(info.id, title)
                 st.rerun()
         busy = live_run_id(store, info.id) is not None  # a run in progress here or on another replica
-        if right.button(t("session.delete"), key=f"delete_{info.id}", disabled=busy):
-            with contextlib.suppress(SessionNotFound):
-                store.delete_session(info.id)
-            st.toast(t("session.deleted"))
-            st.rerun()
+        with right.popover(t("session.delete"), icon=":material/delete:", disabled=busy):
+            st.warning(t("session.delete_confirm", title=plain(info.title)))
+            if st.button(t("session.delete_yes"), key=f"delete_{info.id}", type="primary"):
+                with contextlib.suppress(SessionNotFound):
+                    store.delete_session(info.id)
+                st.session_state["flash"] = t("session.deleted")
+                st.rerun()
         snapshots = store.list_snapshots(info.id)
         if snapshots:
             with st.expander(f"{t('session.snapshots')} ({len(snapshots)})", icon=":material/photo_camera:"):

@@ -64,6 +64,8 @@ if run_tab.open:
         with waterfall:
             st.markdown(f"**{t('traces.chart.waterfall')}**")
             charts.draw(charts.waterfall_chart(timeline, charts.resume_offsets(run_events, timeline)))
+            if note := charts.waterfall_note(timeline):
+                st.caption(note)
         with tokens:
             st.markdown(f"**{t('traces.chart.tokens')}**")
             charts.draw(charts.tokens_chart(timeline.tokens))
@@ -89,6 +91,7 @@ if session_tab.open:
         with by_time:
             st.markdown(f"**{t('traces.chart.session_time')}**")
             charts.draw(charts.session_time_chart(view.metrics.runs))
+            st.caption(t("traces.chart.other_note"))
 
 if replay_tab.open:
     with replay_tab:

@@ -131,6 +131,14 @@ def waterfall_chart(timeline: Timeline, resumes: Sequence[float] = ()) -> alt.To
     return alt.layer(chart, _resume_rules(resumes)) if resumes else chart
 
 
+def waterfall_note(timeline: Timeline) -> str | None:
+    """What the chart leaves blank, named: the time before the first call and between calls."""
+    if not timeline.rows:
+        return None
+    first = min(row.start_ms for row in timeline.rows)
+    return t("traces.chart.waterfall_note", time=format_duration(first))
+
+
 def _resume_rules(resumes: Sequence[float]) -> alt.LayerChart:
     data = pd.DataFrame({"at": list(resumes), "label": t("traces.replay.resumed")}, columns=["at", "label"])
     rule = alt.Chart(data).mark_rule(strokeDash=[4, 3], color="#6B7280").encode(x="at:Q")

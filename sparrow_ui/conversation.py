@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -12,7 +13,8 @@ from agent_core.pricing import PriceTable
 from agent_core.transcript import TurnView
 from sparrow_ui import render
 from sparrow_ui.i18n import t
-from sparrow_ui.state import select_turn
+from sparrow_ui.layout import SELECTED_KEY
+from sparrow_ui.turn_actions import turn_actions
 
 PAGE_TURNS = 20
 """Turns drawn at first on the Chat page; older ones appear on request, so long sessions stay fast."""
@@ -28,47 +30,52 @@ def conversation(
     live_run_id: str | None = None,
     under_live: Callable[[TurnView], None] | None = None,
     ended: bool = False,
+    session_id: str | None = None,
 ) -> DeltaGenerator | None:
     """Each turn's question and answer bubble; returns the live turn's answer slot, to redraw as it streams.
 
-    ``pickable`` gives each finished turn a button that shows its trace (``selected``: the one shown).
+    ``pickable`` gives each finished turn its actions (Trace, Replay: turn_actions.py) and highlights
+    ``selected``, the turn whose trace is shown; ``session_id`` is the session they belong to.
     ``under_live`` draws what goes under the live answer (the approvals it waits on). ``ended``: the
     recording is over, so a turn without an end was interrupted (a replay's last frame).
     """
     slot = None
     for turn in turns:
-        render.user_message(turn.question)
-        with st.chat_message("assistant"):
-            if turn.run_id == live_run_id:
-                slot = st.empty()
-                with slot.container():
-                    render.answer_body(turn)
-                if under_live is not None:
-                    under_live(turn)
-            elif ended and not turn.finished:
-                st.warning(t("traces.replay.interrupted"))
-            else:
-                render.answer_body(turn)
-                if turn.finished and pickable:
-                    _caption_and_pick(turn, run_metrics.get(turn.run_id), selected)
-                elif turn.finished:
-                    st.caption(render.turn_caption(turn, run_metrics.get(turn.run_id)))
+        highlight = pickable and turn.run_id == selected and len(turns) > 1
+        with st.container(key=SELECTED_KEY) if highlight else nullcontext():
+            slot = _turn(turn, run_metrics, selected, pickable, live_run_id, under_live, ended, session_id) or slot
     return slot
 
 
-def _caption_and_pick(turn: TurnView, metrics: RunMetrics | None, selected: str | None) -> None:
-    """Status and figures under a finished answer, and a button that shows its trace."""
-    left, right = st.columns([5, 1])
-    left.caption(render.turn_caption(turn, metrics))
-    right.button(
-        "",
-        icon=":material/manage_search:",
-        key=f"select_{turn.run_id}",
-        help=t("chat.show_trace"),
-        on_click=select_turn,
-        args=(turn.run_id,),
-        type="secondary" if turn.run_id == selected else "tertiary",
-    )
+def _turn(
+    turn: TurnView,
+    run_metrics: dict[str, RunMetrics],
+    selected: str | None,
+    pickable: bool,
+    live_run_id: str | None,
+    under_live: Callable[[TurnView], None] | None,
+    ended: bool,
+    session_id: str | None,
+) -> DeltaGenerator | None:
+    """One turn's question and answer; returns its answer slot when it is the live turn."""
+    render.user_message(turn.question)
+    with st.chat_message("assistant"):
+        if turn.run_id == live_run_id:
+            slot = st.empty()
+            with slot.container():
+                render.answer_body(turn)
+            if under_live is not None:
+                under_live(turn)
+            return slot
+        if ended and not turn.finished:
+            st.warning(t("traces.replay.interrupted"))
+            return None
+        render.answer_body(turn)
+        if turn.finished and pickable:
+            turn_actions(turn, run_metrics.get(turn.run_id), selected, session_id)
+        elif turn.finished:
+            st.caption(render.turn_caption(turn, run_metrics.get(turn.run_id)))
+    return None
 
 
 def trace_panel(

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import streamlit as st
-
 from agent_core.untrusted import neutralize
+from sparrow_ui import settings
 from sparrow_ui.strings_mcp import STRINGS as MCP_STRINGS
 from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
+from sparrow_ui.strings_workbench import STRINGS as WORKBENCH_STRINGS
 
 LANGUAGES = {"en": "English", "zh": "简体中文"}
 
@@ -195,12 +195,13 @@ STRINGS: dict[str, dict[str, str]] = {
 
 STRINGS.update(TRACES_STRINGS)
 STRINGS.update(MEMORY_STRINGS)
+STRINGS.update(WORKBENCH_STRINGS)
 STRINGS.update(MCP_STRINGS)
 
 
 def lang() -> str:
-    """The chosen UI language code (the sidebar's language control)."""
-    return st.session_state.get("lang_choice") or "en"
+    """The chosen UI language code (the sidebar's language control, kept by sparrow_ui.settings)."""
+    return str(settings.get("lang_choice"))
 
 
 def t(key: str, **values: object) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from agent_core.events import Event, ModelFinished, with_full_messages
-from agent_core.formatting import clip, format_cost, format_duration, format_tokens
+from agent_core.formatting import clip, format_cost, format_duration, format_token_flow
 from agent_core.metrics import RunMetrics, StepMetrics
 from agent_core.pricing import PriceTable
 from agent_core.transcript import ActionView, StepView, TurnView
@@ -32,9 +32,8 @@ COST_FORMAT = "$%.5f"
 def run_summary(metrics: RunMetrics, status: str) -> None:
     """Status, steps, tokens (prompt → completion), cost, and time with its split between model and tools."""
     usage = metrics.usage
-    tokens = (
-        f"{format_tokens(usage.prompt_tokens, estimated=usage.estimated)} → "
-        f"{format_tokens(usage.completion_tokens, estimated=usage.estimated)}"
+    tokens = format_token_flow(
+        usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated, unit=t("unit.tokens")
     )
     split = t("traces.col.split", model=format_duration(metrics.model_ms), tools=format_duration(metrics.tool_ms))
     row = st.container(horizontal=True, gap="large")
@@ -109,6 +108,22 @@ def _select_from_table(table_key: str, run_id: str, steps_shown: list[int]) -> N
         choose(inspect_key(run_id), steps_shown[rows[0]])
 
 
+STEP_COLUMNS = (
+    "step",
+    "action",
+    "error",
+    "thought",
+    "prompt",
+    "completion",
+    "estimated",
+    "latency_ms",
+    "ttft_ms",
+    "tool_ms",
+    "cost",
+)
+"""The steps table's columns, the error beside the action so a narrow screen does not cut it off."""
+
+
 def steps_table(metrics: RunMetrics, turn: TurnView) -> None:
     """The run's steps in a table you can sort (click a header), filter (errors only, by tool) and click."""
     rows = step_rows(metrics, turn)
@@ -130,6 +145,7 @@ def steps_table(metrics: RunMetrics, turn: TurnView) -> None:
         on_select=functools.partial(_select_from_table, table_key, turn.run_id, [row["step"] for row in shown]),
         selection_mode="single-row",
         hide_index=True,
+        column_order=STEP_COLUMNS,
         column_config={
             "step": column.NumberColumn(t("traces.col.step"), width="small"),
             "action": column.TextColumn(t("trace.action")),
@@ -238,8 +254,9 @@ def raw_output(call: ModelFinished) -> None:
     usage = call.usage
     facts = [
         f"{call.model or '—'}",
-        f"{format_tokens(usage.prompt_tokens, estimated=usage.estimated)} → "
-        f"{format_tokens(usage.completion_tokens, estimated=usage.estimated)} tokens",
+        format_token_flow(
+            usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated, unit=t("unit.tokens")
+        ),
         f"{t('traces.col.latency')} {format_duration(call.latency_ms)}",
         f"{t('traces.col.ttft')} {format_duration(call.ttft_ms)}",
         f"finish_reason: {call.finish_reason or '—'}",

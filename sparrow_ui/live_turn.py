@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import time
 from functools import partial
 
 from streamlit.delta_generator import DeltaGenerator
 
 from agent_core.approvals import approval_key
-from agent_core.events import Event
+from agent_core.events import Event, ModelDelta
 from agent_core.live import ActiveRun
 from agent_core.metrics import run_metrics
 from agent_core.transcript import ActionView, Transcript, TurnView
 from sparrow_ui import render
 from sparrow_ui.conversation import trace_panel
+from sparrow_ui.layout import scroll_trace_to
 from sparrow_ui.runs import decide, watch
 from sparrow_ui.session_view import prices
+
+TRACE_REDRAW_S = 0.5
+"""While only text streams in, the trace panel is redrawn at most this often (the answer at every batch)."""
 
 
 def waiting(live: ActiveRun, turn: TurnView | None) -> list[tuple[int, ActionView]]:
@@ -44,8 +49,15 @@ def follow(
     Returns when the run ends or asks for an approval (the page then reruns to ask).
     """
 
+    last_trace = 0.0
+
     def redraw(new: list[Event]) -> None:
-        """Draw the live turn again with the new events."""
+        """Draw the live turn again with the new events: the answer at once, the trace a few times a second.
+
+        Redrawing the whole trace panel on every streamed token would delay the token on the page; while
+        the answer itself streams into the chat, the trace waits for the reply to end.
+        """
+        nonlocal last_trace
         transcript.extend(new)
         turn = transcript.turn(live.run_id)
         if turn is None:
@@ -53,8 +65,15 @@ def follow(
         if answer is not None:
             with answer.container():
                 render.answer_body(turn)
+        now = time.monotonic()
+        only_text = all(isinstance(e, ModelDelta) for e in new)
+        answering = bool(render.visible_answer(turn.live_text, turn.protocol))
+        if only_text and (answering or now - last_trace < TRACE_REDRAW_S):
+            return
+        last_trace = now
         metrics = run_metrics([*live.base, *live.events], live.run_id, prices=prices())
         with trace.container():
             trace_panel(turn, transcript.turns.index(turn) + 1, metrics, prices(), live=True)
+            scroll_trace_to(-1, f"{turn.run_id}-{len(turn.steps)}")
 
     watch(live, redraw, since=since)

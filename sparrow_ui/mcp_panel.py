@@ -6,8 +6,8 @@ import streamlit as st
 
 from agent_core.catalog import Catalog
 from agent_core.mcp import ServerStatus
+from agent_core.untrusted import neutralize
 from sparrow_ui.i18n import t
-from sparrow_ui.render import safe_markdown
 
 _ICONS = {
     "running": ":material/check_circle:",
@@ -31,17 +31,17 @@ def mcp_servers_section(catalog: Catalog) -> None:
 def _server(status: ServerStatus) -> None:
     icon = _ICONS.get(status.state, ":material/hourglass_empty:")
     with st.container(border=True):
-        st.markdown(f"{icon} **{status.name}** · `{status.transport}` · {status.state}")
-        st.caption(f"`{status.target}`")
+        st.markdown(neutralize(f"{icon} **{status.name}** · `{status.transport}` · {status.state}"))
+        st.caption(neutralize(f"`{status.target}`"))
         notes = [t("mcp.trusted") if status.trusted else t("mcp.untrusted")]
         if status.start_ms is not None:
             notes.append(t("mcp.started", ms=status.start_ms))
         st.caption(" · ".join(notes))
         if status.tools:
             names = ", ".join(f"`{mine}` ({theirs})" for mine, theirs in status.tools)
-            st.markdown(safe_markdown(t("mcp.tools", tools=names)))
+            st.markdown(neutralize(t("mcp.tools", tools=names)))
         elif status.state == "running":
             st.caption(t("mcp.no_tools"))
         if status.problem:
             show = st.error if status.state in ("failed", "unavailable") else st.warning
-            show(safe_markdown(status.problem))  # may quote the server's own stderr
+            show(neutralize(status.problem))  # may quote the server's own stderr

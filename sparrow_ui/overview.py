@@ -13,7 +13,7 @@ from agent_core.store import SessionInfo
 from agent_core.transcript import TurnView
 from sparrow_ui.i18n import status_label, t
 from sparrow_ui.session_view import SessionView
-from sparrow_ui.state import open_session, selected_turn
+from sparrow_ui.state import open_session, select_turn, selected_turn
 from sparrow_ui.widgets import translated_selectbox
 
 SESSION_KEY = "traces_session"
@@ -40,6 +40,18 @@ def pick_session(sessions: Sequence[SessionInfo], open_id: str | None) -> str:
 def _open_pick() -> None:
     """Open the picked session, as every other way of opening one does."""
     open_session(st.session_state[SESSION_KEY])
+
+
+TABS_KEY = "traces_tab"
+"""The Traces page's tabs (run, session, replay)."""
+REPLAY_TAB = 2
+
+
+def show_replay_of(run_id: str) -> None:
+    """Open the Traces page next on this run's Replay tab."""
+    select_turn(run_id)
+    st.session_state[f"_{TABS_KEY}_index"] = REPLAY_TAB
+    st.session_state.pop(TABS_KEY, None)
 
 
 def lazy_tabs(labels: Sequence[str], key: str) -> Sequence[Any]:
@@ -73,8 +85,12 @@ def pick_run(turns: Sequence[TurnView], live_run_id: str | None) -> TurnView:
             f"{t('trace.turn', n=number)} · {clip(turn.question, 70, one_line=True)} · {run_status(turn, live_run_id)}"
         )
 
+    # The Chat page's choice and this picker are one: the selected turn (state.py).
     default = selected_turn(turns) or turns[-1]
-    chosen = translated_selectbox(t("traces.run"), list(by_id), key=RUN_KEY, default=default.run_id, format_func=label)
+    st.session_state[RUN_KEY] = default.run_id
+    chosen = translated_selectbox(
+        t("traces.run"), list(by_id), key=RUN_KEY, default=default.run_id, format_func=label, on_pick=select_turn
+    )
     return by_id[chosen][1]
 
 

@@ -14,13 +14,15 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core.formatting import clip, format_cost, format_duration, format_tokens
+from agent_core.formatting import clip, format_cost, format_duration, format_token_flow, format_tokens
 from agent_core.metrics import RunMetrics, SessionMetrics, ToolStats
 from agent_core.pricing import PriceTable
 from agent_core.protocols.json_reply import partial_answer
 from agent_core.transcript import ActionView, StepView, TurnView
 from agent_core.untrusted import neutralize, plain
 from sparrow_ui.i18n import status_label, t
+from sparrow_ui.literal import literal
+from sparrow_ui.step_status import failing, raw_arguments, repeated_from, step_chips, stopped_here
 
 _FINAL = re.compile(r"(?:final[ _]*answer|最终答案)[ \t*_]*[:：]", re.IGNORECASE)
 LONG_OBSERVATION = 600
@@ -49,10 +51,11 @@ def tool_summary(tools: Sequence[ToolStats]) -> str:
 def metrics_line(metrics: RunMetrics | SessionMetrics) -> str:
     """Steps · tokens · cost · time, for under an answer or in the sidebar."""
     usage = metrics.usage
+    counted = usage.total_tokens > 0  # nothing counted yet (a first reply still streaming): unknown, not zero
     parts = [
         t("metrics.steps" if metrics.steps != 1 else "metrics.step", n=metrics.steps),
-        t("metrics.tokens", tokens=format_tokens(usage.total_tokens, estimated=usage.estimated)),
-        format_cost(metrics.cost, estimated=usage.estimated),
+        t("metrics.tokens", tokens=format_tokens(usage.total_tokens if counted else None, estimated=usage.estimated)),
+        format_cost(metrics.cost if counted else None, estimated=usage.estimated),
         format_duration(metrics.duration_ms),
     ]
     return " · ".join(parts)
@@ -61,7 +64,7 @@ def metrics_line(metrics: RunMetrics | SessionMetrics) -> str:
 def user_message(question: str) -> None:
     """The user's question as a chat bubble."""
     with st.chat_message("user"):
-        st.markdown(safe_markdown(question))
+        st.markdown(literal(question))
 
 
 def answer_body(turn: TurnView) -> None:
@@ -69,16 +72,17 @@ def answer_body(turn: TurnView) -> None:
     if turn.answer is not None:
         st.markdown(safe_markdown(turn.answer))
     elif not turn.finished:
-        text = _visible_answer(turn.live_text, turn.protocol)
+        text = visible_answer(turn.live_text, turn.protocol)
         st.markdown(safe_markdown(text) + " ▌" if text else f"*{t('chat.thinking')}*")
     else:
-        st.warning(
-            t("chat.no_answer", status=status_label(turn.status))
-            + (f"\n\n{neutralize(turn.error)}" if turn.error else "")
-        )
+        said = t("chat.no_answer", status=status_label(turn.status))
+        if turn.status == "cancelled":
+            st.info(said, icon=":material/stop_circle:")
+        else:
+            st.warning(said + (f"\n\n{literal(turn.error)}" if turn.error else ""))
 
 
-def _visible_answer(streamed: str, protocol: str) -> str:
+def visible_answer(streamed: str, protocol: str) -> str:
     """What of a streaming reply belongs in the chat: for ReAct, only what follows ``Final Answer:`` (JSON: its
     ``final_answer`` so far).
 
@@ -95,39 +99,56 @@ def _visible_answer(streamed: str, protocol: str) -> str:
 def turn_caption(turn: TurnView, metrics: RunMetrics | None) -> str:
     """Status and metrics of a finished turn, for under its answer."""
     status = status_label(turn.status)
-    icon = ":material/check_circle:" if turn.status == "completed" else ":material/warning:"
-    return f"{icon} {status} · {metrics_line(metrics)}" if metrics else f"{icon} {status}"
+    icons = {"completed": ":material/check_circle:", "cancelled": ":material/stop_circle:"}
+    icon = icons.get(turn.status or "", ":material/warning:")
+    return f"{icon} {status} · {literal(metrics_line(metrics))}" if metrics else f"{icon} {status}"
 
 
 def trace_header(turn: TurnView, number: int, metrics: RunMetrics | None) -> None:
     """Which turn the trace shows, and its tool usage summary."""
     st.markdown(f"**{t('trace.turn', n=number)}** · {status_label(turn.status)}")
-    st.caption(neutralize(clip(turn.question, 160)))
+    st.caption(literal(clip(turn.question, 160)))
     if metrics is not None:
         st.caption(f":material/build: {tool_summary(metrics.tools)}")
-        st.caption(f":material/speed: {metrics_line(metrics)}")
+        st.caption(f":material/speed: {literal(metrics_line(metrics))}")
 
 
 def steps(turn: TurnView, prices: PriceTable, *, live: bool = False) -> None:
-    """Every step of a turn as an expandable item; a running step as an ``st.status``."""
+    """Every step of a turn as an expandable item with status chips; a running step as an ``st.status``.
+
+    Failing steps open by themselves; a run that ended without an answer ends with a marker saying why.
+    """
     last = len(turn.steps) - 1
     for index, step in enumerate(turn.steps):
         if step.number in turn.resumed_at:
             st.caption(f":material/replay: {t('trace.resumed')}")
         waiting = any(a.approval == "pending" for a in step.actions)
         running = live and not turn.finished and index == last and not waiting
+        label = (
+            _step_label(step, turn.model, prices)
+            + " "
+            + " ".join(c.markdown() for c in step_chips(turn, index, live=live))
+        )
         if running:
-            with st.status(_step_label(step, turn.model, prices), state="running", expanded=True):
+            with st.status(label, state="running", expanded=True):
                 _offered(step, turn)
-                step_body(step)
+                step_body(step, turn, index)
         else:
-            with st.expander(
-                _step_label(step, turn.model, prices),
-                expanded=(live and index == last) or waiting,
-                icon=_step_icon(step),
-            ):
+            opened = (live and index == last) or waiting or failing(turn, index)
+            with st.expander(label, expanded=opened, icon=_step_icon(turn, index)):
                 _offered(step, turn)
-                step_body(step)
+                step_body(step, turn, index)
+    run_end_marker(turn)
+
+
+def run_end_marker(turn: TurnView) -> None:
+    """After the last step of a run that ended without an answer: why it ended there."""
+    if turn.status == "max_steps":
+        st.error(t("trace.end.max_steps", n=len(turn.steps)), icon=":material/block:")
+    elif turn.status == "cancelled":
+        st.info(t("trace.end.cancelled"), icon=":material/stop_circle:")
+    elif turn.status == "timeout":
+        st.error(t("trace.end.timeout"), icon=":material/timer_off:")
 
 
 def _offered(step: StepView, turn: TurnView) -> None:
@@ -136,12 +157,15 @@ def _offered(step: StepView, turn: TurnView) -> None:
         st.caption(t("trace.offered", tools=", ".join(step.offered_tools)))
 
 
-def _step_icon(step: StepView) -> str:
+def _step_icon(turn: TurnView, index: int) -> str:
+    step = turn.steps[index]
     if any(a.approval == "pending" for a in step.actions):
         return ":material/front_hand:"
     if step.thinking:
         return ":material/hourglass_top:"
-    if step.has_error:
+    if stopped_here(turn, index):
+        return ":material/stop_circle:"
+    if failing(turn, index):
         return ":material/error:"
     if step.final_answer is not None:
         return ":material/check_circle:"
@@ -149,10 +173,10 @@ def _step_icon(step: StepView) -> str:
 
 
 def _step_label(step: StepView, model: str, prices: PriceTable) -> str:
-    what = neutralize(", ".join(a.tool for a in step.actions)) or (
+    what = ", ".join(literal(a.tool) for a in step.actions) or (
         t("trace.answer") if step.final_answer is not None else ""
     )
-    numbers = step_numbers(step, model, prices)
+    numbers = literal(step_numbers(step, model, prices))  # ``~`` and ``$`` are markdown in a label
     return " · ".join(x for x in (t("trace.step", n=step.number), what, numbers) if x)
 
 
@@ -163,57 +187,71 @@ def step_numbers(step: StepView, model: str, prices: PriceTable) -> str:
     if step.model_error and not step.usage.total_tokens:
         return format_duration(step.latency_ms)
     usage = step.usage
-    tokens = (
-        f"{format_tokens(usage.prompt_tokens, estimated=usage.estimated)}→"
-        f"{format_tokens(usage.completion_tokens, estimated=usage.estimated)} tok"
+    tokens = format_token_flow(
+        usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated, unit=t("unit.tokens")
     )
     cost = prices.cost(usage, model)
     return " · ".join([format_duration(step.latency_ms), tokens] + ([format_cost(cost)] if cost is not None else []))
 
 
-def step_body(step: StepView) -> None:
-    """Thought, action(s) with arguments, observation(s), errors; or the streaming text."""
+def step_body(step: StepView, turn: TurnView | None = None, index: int = 0) -> None:
+    """Thought, action(s) with arguments, observation(s), errors (each once); or the streaming text."""
     if step.reasoning:
         st.markdown(f"**{t('trace.reasoning')}**")
         st.text(clip(step.reasoning, 4000))
     if step.thinking:
         st.text(step.streamed or "…")
         return
-    if step.model_error:
-        st.error(t("trace.model_error", error=step.model_error))
+    if step.model_error and turn is not None and stopped_here(turn, index):
+        st.info(t("trace.stopped"), icon=":material/stop_circle:")
+    elif step.model_error:
+        st.error(t("trace.model_error", error=literal(step.model_error)))
     if step.thought:
-        st.markdown(f"**{t('trace.thought')}**")
+        st.markdown(f":blue[:material/lightbulb: **{t('trace.thought')}**]")
         st.text(step.thought)
     if step.format_error:
-        st.error(t("trace.format_error", error=step.format_error))
+        st.error(t("trace.format_error", error=literal(step.format_error)))
         st.code(step.text or "", language=None, wrap_lines=True)
+    if turn is not None and (earlier := repeated_from(turn, index)) is not None:
+        st.warning(t("trace.repeated", n=earlier), icon=":material/repeat:")
     for action in step.actions:
-        action_block(action)
+        action_block(action, raw_arguments(step, action))
     for flag in step.flags:
         found = ", ".join(f"{f.get('label', f.get('kind'))} ({f.get('masked')})" for f in flag.findings)
-        st.warning(t("trace.flagged", source=t(f"trace.source.{flag.source}"), found=found), icon=":material/shield:")
+        st.warning(
+            t("trace.flagged", source=t(f"trace.source.{flag.source}"), found=literal(found)), icon=":material/shield:"
+        )
     if step.final_answer is not None:
-        st.markdown(f"**{t('trace.answer')}**")
+        st.markdown(f":green[:material/check_circle: **{t('trace.answer')}**]")
         st.text(step.final_answer)
     if step.ttft_ms is not None:
         st.caption(t("trace.ttft", time=format_duration(step.ttft_ms)))
 
 
-def action_block(action: ActionView) -> None:
-    """One tool call: name, JSON arguments, and its observation or error."""
+def action_block(action: ActionView, raw: str | None = None) -> None:
+    """One tool call: name, arguments (the raw text when the model's were not JSON), and its observation or error.
+
+    A failed call shows its error once: the observation is left out when it only repeats the error.
+    """
     badge = f" · {t(f'approval.{action.approval}')}" if action.approval else ""
-    st.markdown(f"**{t('trace.action')}** `{neutralize(action.tool)}`{badge}")
-    st.code(json.dumps(action.arguments, ensure_ascii=False, indent=2), language="json")
+    st.markdown(f":orange[:material/build: **{t('trace.action')}**] `{literal(action.tool)}`{badge}")
+    if raw is not None:
+        st.caption(t("trace.raw_arguments"))
+        st.code(raw, language=None, wrap_lines=True)
+    else:
+        st.code(json.dumps(action.arguments, ensure_ascii=False, indent=2), language="json", wrap_lines=True)
     if action.approval == "pending":
         return
     if action.running:
         st.caption(f"⏳ {t('trace.running')}")
         return
-    duration = format_duration(action.duration_ms)
-    if action.error:
-        st.error(t("trace.tool_error", error=action.error))
-    st.markdown(f"**{t('trace.observation')}** · {duration}" + (f" {t('trace.truncated')}" if action.truncated else ""))
     output = action.output or ""
+    if action.error:
+        st.error(t("trace.tool_error", error=literal(action.error)) + f" · {format_duration(action.duration_ms)}")
+        if not output.strip() or action.error.strip() in output:
+            return
+    observation = f":green[:material/visibility: **{t('trace.observation')}**] · {format_duration(action.duration_ms)}"
+    st.markdown(observation + (f" {t('trace.truncated')}" if action.truncated else ""))
     height: Any = 160 if len(output) > LONG_OBSERVATION else "content"
     st.code(output, language=None, wrap_lines=True, height=height)
     _links(action.details)

@@ -153,6 +153,6 @@ def decide(live: ActiveRun, run_id: str, step: int, call_id: str, approved: bool
 
 
 def stop(live: ActiveRun) -> None:
-    """Cancel the run (it ends with status ``cancelled``)."""
+    """Cancel the run (it ends with status ``cancelled``), and say so where the Stop button was clicked."""
     live.cancel()
-    st.toast(t("chat.stopping"), icon=":material/stop_circle:")
+    st.caption(f":material/stop_circle: {t('chat.stopping')}")

@@ -8,6 +8,7 @@ from agent_core.store import SessionFileError, SessionStore, export_filename, ex
 from agent_core.untrusted import plain
 from sparrow_ui import render
 from sparrow_ui.i18n import t
+from sparrow_ui.literal import literal
 from sparrow_ui.session_view import SessionView
 from sparrow_ui.state import open_session
 
@@ -16,7 +17,7 @@ def session_controls(store: SessionStore, view: SessionView, *, busy: bool) -> N
     """Draw the controls in the sidebar; ``busy`` (a run in progress) disables starting a new chat."""
     with st.sidebar:
         st.subheader(t("session.header"))
-        if st.button(t("session.new"), icon=":material/add:", use_container_width=True, disabled=busy):
+        if st.button(t("session.new"), icon=":material/add:", key="new_chat", use_container_width=True, disabled=busy):
             open_session(None)
             st.rerun()
         if view.info is not None:
@@ -26,7 +27,7 @@ def session_controls(store: SessionStore, view: SessionView, *, busy: bool) -> N
                 name = st.text_input(t("session.snapshot_name"), key="snapshot_name", max_chars=100)
                 if st.button(t("session.save"), key="snapshot_save", type="primary"):
                     snapshot = store.save_snapshot(session_id, name.strip() or None)
-                    st.toast(t("session.saved", name=snapshot.name))
+                    st.success(t("session.saved", name=literal(snapshot.name)), icon=":material/check:")
             st.download_button(
                 t("session.download"),
                 icon=":material/download:",
@@ -49,5 +50,5 @@ def session_controls(store: SessionStore, view: SessionView, *, busy: bool) -> N
                 open_session(imported.id)
                 st.rerun()
         if view.metrics is not None:
-            st.caption(f":material/speed: {t('session.metrics')}: {render.metrics_line(view.metrics)}")
+            st.caption(f":material/speed: {t('session.metrics')}: {literal(render.metrics_line(view.metrics))}")
             st.caption(f":material/build: {render.tool_summary(view.metrics.tools)}")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
-
 import streamlit as st
 
 from agent_core.models import DEFAULT_MODEL, ModelError
-from agent_core.providers import PROVIDERS, guess_provider, provider
-from sparrow_ui.i18n import LANGUAGES, t
+from agent_core.providers import PROVIDERS, provider
+from sparrow_ui import settings
+from sparrow_ui.i18n import LANGUAGES, lang, t
 from sparrow_ui.navigation import through_app
 from sparrow_ui.state import ModelConfig, available_tools, secret_key
 from sparrow_ui.widgets import translated_radio
@@ -25,8 +24,9 @@ def frame() -> ModelConfig:
 
 
 def language_picker() -> None:
-    """English / 简体中文."""
-    st.session_state.setdefault("lang_choice", "en")
+    """English / 简体中文 (kept across pages by sparrow_ui.settings, across reloads in the URL)."""
+    settings.keep_language_in_url()
+    st.session_state["lang_choice"] = lang()
     st.sidebar.segmented_control(
         t("lang"),
         list(LANGUAGES),
@@ -39,16 +39,15 @@ def language_picker() -> None:
 
 def _keep_a_language() -> None:
     # Clicking the selected option deselects it; keep the language instead.
-    if st.session_state.get("lang_choice") is None:
-        st.session_state["lang_choice"] = st.session_state.get("_last_lang", "en")
-    st.session_state["_last_lang"] = st.session_state["lang_choice"]
+    chosen = st.session_state.get("lang_choice")
+    settings.put("lang_choice", chosen or lang())
+    settings.keep_language_in_url()
 
 
 def model_settings() -> ModelConfig:
     """Provider, endpoint, model, key, protocol and guards, as a ModelConfig."""
-    _defaults()
     env_key = secret_key()
-    with st.sidebar.expander(f"{t('model.header')} · {st.session_state.cfg_model}", icon=":material/tune:"):
+    with st.sidebar.expander(f"{t('model.header')} · {settings.get('cfg_model')}", icon=":material/tune:"):
         _endpoint_settings(env_key)
     with st.sidebar.expander(t("agent.header"), icon=":material/psychology:"):
         _agent_settings()
@@ -61,20 +60,19 @@ def _endpoint_settings(env_key: str | None) -> None:
         t("model.provider"),
         [p.key for p in PROVIDERS],
         format_func=lambda key: provider(key).label,
-        key="cfg_provider",
-        on_change=_apply_preset,
+        **settings.bound("cfg_provider", on_change=_apply_preset),
     )
-    st.text_input(t("model.base_url"), key="cfg_base_url", placeholder="https://api.openai.com/v1")
-    chosen = provider(st.session_state.cfg_provider)
-    st.text_input(t("model.name"), key="cfg_model", help=", ".join(chosen.models) or None)
+    st.text_input(t("model.base_url"), placeholder="https://api.openai.com/v1", **settings.bound("cfg_base_url"))
+    chosen = provider(settings.get("cfg_provider"))
+    st.text_input(t("model.name"), help=", ".join(chosen.models) or None, **settings.bound("cfg_model"))
     st.text_input(
         t("model.key"),
-        key="cfg_api_key",
+        **settings.bound(settings.SECRET),
         type="password",
         placeholder=chosen.key_hint or "—",
         help=t("model.key_help"),
     )
-    if env_key and not st.session_state.cfg_api_key:
+    if env_key and not settings.get(settings.SECRET):
         st.caption(t("model.key_from_env"))
     if st.button(t("model.test"), key="cfg_test", use_container_width=True):
         _test_connection(_config(env_key))
@@ -82,7 +80,8 @@ def _endpoint_settings(env_key: str | None) -> None:
 
 def _agent_settings() -> None:
     """Protocol, step limit, temperature, enabled tools and tool retrieval."""
-    translated_radio(
+    st.session_state.setdefault("cfg_protocol", settings.get("cfg_protocol"))
+    protocol = translated_radio(
         t("agent.protocol"),
         ["react", "tools", "json"],
         key="cfg_protocol",
@@ -90,52 +89,37 @@ def _agent_settings() -> None:
         format_func=lambda p: t(f"agent.protocol.{p}"),
         horizontal=True,
     )
-    st.slider(t("agent.max_steps"), 1, 30, key="cfg_max_steps")
-    st.slider(t("agent.temperature"), 0.0, 1.5, step=0.1, key="cfg_temperature")
-    st.multiselect(t("agent.tools"), list(available_tools()), key="cfg_tools")
-    st.number_input(t("agent.max_tools"), 0, 50, key="cfg_max_tools", help=t("agent.max_tools_help"))
-    st.number_input(t("agent.max_tokens"), 16, 200_000, step=256, key="cfg_max_tokens")
-
-
-def _defaults() -> None:
-    state = st.session_state
-    if "cfg_provider" in state:
-        return
-    env_url = os.environ.get("OPENAI_BASE_URL") or None
-    guessed = guess_provider(env_url)
-    state.cfg_provider = guessed.key
-    state.cfg_base_url = env_url or (guessed.base_url if guessed.key != "openai" else "") or ""
-    state.cfg_model = os.environ.get("SPARROW_MODEL") or (guessed.models[0] if guessed.models else DEFAULT_MODEL)
-    state.cfg_api_key = ""
-    state.cfg_protocol = "react"
-    state.cfg_max_steps = 10
-    state.cfg_temperature = 0.0
-    state.cfg_tools = list(available_tools())
-    state.cfg_max_tools = 0
-    state.cfg_max_tokens = 4096
+    if protocol != settings.get("cfg_protocol"):
+        settings.put("cfg_protocol", protocol)
+    st.slider(t("agent.max_steps"), 1, 30, **settings.bound("cfg_max_steps"))
+    st.slider(t("agent.temperature"), 0.0, 1.5, step=0.1, **settings.bound("cfg_temperature"))
+    st.multiselect(t("agent.tools"), list(available_tools()), **settings.bound("cfg_tools"))
+    st.number_input(t("agent.max_tools"), 0, 50, help=t("agent.max_tools_help"), **settings.bound("cfg_max_tools"))
+    st.number_input(t("agent.max_tokens"), 16, 200_000, step=256, **settings.bound("cfg_max_tokens"))
 
 
 def _apply_preset() -> None:
-    chosen = provider(st.session_state.cfg_provider)
-    st.session_state.cfg_base_url = chosen.base_url or ""
+    settings.put("cfg_provider", st.session_state["cfg_provider"])
+    chosen = provider(settings.get("cfg_provider"))
+    settings.put("cfg_base_url", chosen.base_url or "")
     if chosen.models:
-        st.session_state.cfg_model = chosen.models[0]
+        settings.put("cfg_model", chosen.models[0])
 
 
 def _config(env_key: str | None) -> ModelConfig:
-    state = st.session_state
+    state = settings.settings()
     return ModelConfig(
-        provider=state.cfg_provider,
-        base_url=(state.cfg_base_url or "").strip() or None,
-        model=(state.cfg_model or "").strip() or DEFAULT_MODEL,
-        api_key=(state.cfg_api_key or "").strip() or env_key,
-        protocol=state.cfg_protocol,
-        max_steps=int(state.cfg_max_steps),
-        temperature=float(state.cfg_temperature),
-        tools=tuple(state.cfg_tools),
-        max_tools=int(state.get("cfg_max_tools") or 0),
-        max_tokens=int(state.get("cfg_max_tokens") or 4096),
-        tool_approval=tuple(sorted((state.get("cfg_tool_approval") or {}).items())),
+        provider=state["cfg_provider"],
+        base_url=(state["cfg_base_url"] or "").strip() or None,
+        model=(state["cfg_model"] or "").strip() or DEFAULT_MODEL,
+        api_key=(state[settings.SECRET] or "").strip() or env_key,
+        protocol=state["cfg_protocol"],
+        max_steps=int(state["cfg_max_steps"]),
+        temperature=float(state["cfg_temperature"]),
+        tools=tuple(state["cfg_tools"]),
+        max_tools=int(state["cfg_max_tools"] or 0),
+        max_tokens=int(state["cfg_max_tokens"]),
+        tool_approval=tuple(sorted((st.session_state.get("cfg_tool_approval") or {}).items())),
     )
 
 

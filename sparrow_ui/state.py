@@ -125,6 +125,11 @@ def open_in_chat(session_id: str) -> None:
     st.switch_page("pages/chat.py", query_params={SESSION_PARAM: session_id})
 
 
+def open_in_traces(session_id: str) -> None:
+    """Go to the Traces page with ``session_id`` open."""
+    st.switch_page("pages/traces.py", query_params={SESSION_PARAM: session_id})
+
+
 def _copy_url() -> str | None:
     """The URL's session, copied for the next page navigation: the one place that writes the copy."""
     value = st.query_params.get(SESSION_PARAM) or None

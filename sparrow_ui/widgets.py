@@ -29,14 +29,28 @@ def choose(key: str, value: Any) -> None:
 
 
 def translated_selectbox(
-    label: str, options: Sequence[T], *, key: str, default: T, format_func: Callable[[T], str]
+    label: str,
+    options: Sequence[T],
+    *,
+    key: str,
+    default: T,
+    format_func: Callable[[T], str],
+    on_pick: Callable[[T], None] | None = None,
 ) -> T:
     """A selectbox over ``options`` (labels from ``format_func``, in the UI language) whose choice is ``key``.
 
     The labels are made here, in the script run, so whoever formats an option later gets the same text.
+    ``on_pick(option)`` is called when the user picks an option.
     """
     labels = _labels(options, key, default, format_func)
-    chosen: T = st.selectbox(label, list(labels), key=widget_key(key), format_func=labels.__getitem__)
+    chosen: T = st.selectbox(
+        label,
+        list(labels),
+        key=widget_key(key),
+        format_func=labels.__getitem__,
+        on_change=_remember,
+        args=(key, on_pick),
+    )
     st.session_state[key] = chosen
     return chosen
 
@@ -47,16 +61,32 @@ def translated_radio(
     """``st.radio`` with translated labels whose choice (``key``) survives a language switch."""
     labels = _labels(options, key, default, format_func)
     chosen: T = st.radio(
-        label, list(labels), key=widget_key(key), format_func=labels.__getitem__, horizontal=horizontal
+        label,
+        list(labels),
+        key=widget_key(key),
+        format_func=labels.__getitem__,
+        horizontal=horizontal,
+        on_change=_remember,
+        args=(key,),
     )
     st.session_state[key] = chosen
     return chosen
 
 
 def _labels(options: Sequence[T], key: str, default: T, format_func: Callable[[T], str]) -> dict[T, str]:
-    """Option → label in the UI language; the widget of this language starts on the remembered choice."""
+    """Option → label in the UI language; the widget starts on the remembered choice.
+
+    It is seeded on every run: a page change gives a page's widget a new identity, which would start again
+    from its first option (sparrow_ui.settings explains why).
+    """
     labels = {option: format_func(option) for option in options}
     remembered = st.session_state.get(key)
-    if st.session_state.get(widget_key(key)) not in labels:
-        st.session_state[widget_key(key)] = remembered if remembered in labels else default
+    st.session_state[widget_key(key)] = remembered if remembered in labels else default
     return labels
+
+
+def _remember(key: str, on_pick: Callable[[Any], None] | None = None) -> None:
+    """The user picked an option: remember it under the key every language shares."""
+    st.session_state[key] = st.session_state[widget_key(key)]
+    if on_pick is not None:
+        on_pick(st.session_state[key])

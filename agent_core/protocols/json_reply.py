@@ -29,7 +29,7 @@ _DECODER = json.JSONDecoder()
 def reply_schema(tools: Sequence[Tool]) -> dict[str, Any]:
     """The JSON Schema every reply must match, for these tools."""
     definitions: dict[str, Any] = {}
-    branches = [_action_branch(t, definitions) for t in tools] + [_answer_branch()]
+    branches = [_action_branch(i, t, definitions) for i, t in enumerate(tools)] + [_answer_branch()]
     schema: dict[str, Any] = {"type": "object", "anyOf": branches}
     if definitions:
         schema["$defs"] = definitions
@@ -45,10 +45,11 @@ def _thought() -> dict[str, Any]:
     return {"type": "string", "description": "Your reasoning about what to do next."}
 
 
-def _action_branch(t: Tool, definitions: dict[str, Any]) -> dict[str, Any]:
+def _action_branch(index: int, t: Tool, definitions: dict[str, Any]) -> dict[str, Any]:
+    arguments = _hoisted(t, definitions, f"#/anyOf/{index}/properties/action/properties/arguments")
     action = {
         "type": "object",
-        "properties": {"tool": {"type": "string", "enum": [t.name]}, "arguments": _hoisted(t, definitions)},
+        "properties": {"tool": {"type": "string", "enum": [t.name]}, "arguments": arguments},
         "required": ["tool", "arguments"],
         "additionalProperties": False,
     }
@@ -64,25 +65,39 @@ def _closed(properties: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def _hoisted(t: Tool, definitions: dict[str, Any]) -> dict[str, Any]:
-    """The tool's parameter schema, its ``$defs`` moved to the root under names prefixed by the tool's."""
+def _hoisted(t: Tool, definitions: dict[str, Any], at: str) -> dict[str, Any]:
+    """The tool's parameter schema placed at ``at``: its definitions moved to the root's ``$defs`` (names
+    prefixed by the tool's), references into itself re-pointed, ``$schema`` / ``$id`` dropped (MCP servers
+    send draft-07 schemas that carry them)."""
     schema = copy.deepcopy(t.parameters)
+    for key in ("$schema", "$id"):
+        schema.pop(key, None)
     local = {**schema.pop("definitions", {}), **schema.pop("$defs", {})}
     for name, definition in local.items():
-        definitions[f"{t.name}__{name}"] = _renamed_refs(definition, t.name)
-    return _renamed_refs(schema, t.name)
+        definitions[f"{t.name}__{name}"] = _moved(definition, t.name, at)
+    return _moved(schema, t.name, at)
 
 
-def _renamed_refs(node: Any, tool_name: str) -> Any:
+def _moved(node: Any, tool_name: str, at: str) -> Any:
     if isinstance(node, dict):
-        renamed = {k: _renamed_refs(v, tool_name) for k, v in node.items()}
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith(_REF_PREFIXES):
-            renamed["$ref"] = f"#/$defs/{tool_name}__{ref.rsplit('/', 1)[1]}"
-        return renamed
+        moved = {k: _moved(v, tool_name, at) for k, v in node.items()}
+        if isinstance(node.get("$ref"), str):
+            moved["$ref"] = _moved_ref(node["$ref"], tool_name, at)
+        return moved
     if isinstance(node, list):
-        return [_renamed_refs(item, tool_name) for item in node]
+        return [_moved(item, tool_name, at) for item in node]
     return node
+
+
+def _moved_ref(ref: str, tool_name: str, at: str) -> str:
+    """A reference of the tool's own schema, valid again once the schema sits at ``at`` inside the reply's."""
+    for prefix in _REF_PREFIXES:
+        if ref.startswith(prefix):
+            name, _, rest = ref[len(prefix) :].partition("/")
+            return f"#/$defs/{tool_name}__{name}" + (f"/{rest}" if rest else "")
+    if ref == "#" or ref.startswith("#/"):
+        return at + ref[1:]
+    return ref  # a reference to another document is left as it is
 
 
 @dataclass(frozen=True)

@@ -120,124 +120,136 @@ class FakeOpenAIServer:
         return Reply(status=500, text="FakeOpenAIServer has no scripted reply left")
 
 
-def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+class _Handler(BaseHTTPRequestHandler):
+    """Serves the OpenAI routes of the fake server it is bound to (``fake``)."""
 
-        def log_message(self, format: str, *args: Any) -> None:
+    protocol_version = "HTTP/1.1"
+    fake: FakeOpenAIServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the client went away (an abandoned reader, a cancelled or timed-out call)
+
+    def do_GET(self) -> None:
+        if self.fake.web_page is not None:
+            self._raw(self.fake.web_page, "text/html; charset=utf-8")
             return
+        if not self._authorised():
+            return
+        if self.path.rstrip("/").endswith("/models"):
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.fake.models]
+            self._json(200, {"object": "list", "data": data})
+        else:
+            self._error(404, f"no route {self.path}")
 
-        def handle(self) -> None:
-            try:
-                super().handle()
-            except (BrokenPipeError, ConnectionResetError):
-                return  # the client went away (an abandoned reader, a cancelled or timed-out call)
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if self.fake.web_page is not None:
+            with self.fake._lock:
+                self.fake.requests.append({"path": self.path})
+            self._raw(self.fake.web_page, "text/html; charset=utf-8")
+            return
+        body = self._chat_request(raw)
+        if body is not None:
+            self._reply(body, self.fake.next_reply(body))
 
-        def do_GET(self) -> None:
-            if server.web_page is not None:
-                self._raw(server.web_page, "text/html; charset=utf-8")
-                return
-            if not self._authorised():
-                return
-            if self.path.rstrip("/").endswith("/models"):
-                data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in server.models]
-                self._json(200, {"object": "list", "data": data})
-            else:
-                self._error(404, f"no route {self.path}")
+    def _chat_request(self, raw: bytes) -> dict[str, Any] | None:
+        """The request body of a valid chat-completions call, or None after answering with the error."""
+        if not self._authorised():
+            return None
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._error(404, f"no route {self.path}")
+            return None
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._error(400, "request body is not JSON")
+            return None
+        if body.get("model") not in self.fake.models:
+            self._error(404, f"The model `{body.get('model')}` does not exist", "model_not_found")
+            return None
+        if refusal := self.fake.refuses(body):
+            self._error(400, refusal, "invalid_parameter")
+            return None
+        return body
 
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            if server.web_page is not None:
-                with server._lock:
-                    server.requests.append({"path": self.path})
-                self._raw(server.web_page, "text/html; charset=utf-8")
-                return
-            if not self._authorised():
-                return
-            if not self.path.rstrip("/").endswith("/chat/completions"):
-                self._error(404, f"no route {self.path}")
-                return
-            try:
-                body = json.loads(raw or b"{}")
-            except json.JSONDecodeError:
-                self._error(400, "request body is not JSON")
-                return
-            if body.get("model") not in server.models:
-                self._error(404, f"The model `{body.get('model')}` does not exist", "model_not_found")
-                return
-            if refusal := server.refuses(body):
-                self._error(400, refusal, "invalid_parameter")
-                return
-            reply = server.next_reply(body)
-            if reply.delay and server.closing.wait(reply.delay):
-                return
-            if reply.status is not None:
-                self._error(reply.status, reply.text or f"injected error {reply.status}")
-                return
-            if reply.raw_body is not None:
-                self._raw(reply.raw_body, reply.content_type)
-                return
-            text = apply_stop(reply.text, body.get("stop")) if server.honor_stop else reply.text
-            if body.get("stream"):
-                self._stream(body, reply, text)
-            else:
-                self._json(200, _completion(body, reply, text))
+    def _reply(self, body: dict[str, Any], reply: Reply) -> None:
+        if reply.delay and self.fake.closing.wait(reply.delay):
+            return
+        if reply.status is not None:
+            self._error(reply.status, reply.text or f"injected error {reply.status}")
+            return
+        if reply.raw_body is not None:
+            self._raw(reply.raw_body, reply.content_type)
+            return
+        text = apply_stop(reply.text, body.get("stop")) if self.fake.honor_stop else reply.text
+        if body.get("stream"):
+            self._stream(body, reply, text)
+        else:
+            self._json(200, _completion(body, reply, text))
 
-        def _authorised(self) -> bool:
-            if server.api_key is None or self.headers.get("Authorization") == f"Bearer {server.api_key}":
-                return True
-            self._error(401, "Incorrect API key provided", "invalid_api_key")
-            return False
+    def _authorised(self) -> bool:
+        if self.fake.api_key is None or self.headers.get("Authorization") == f"Bearer {self.fake.api_key}":
+            return True
+        self._error(401, "Incorrect API key provided", "invalid_api_key")
+        return False
 
-        def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(data)
+    def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
 
-        def _error(self, status: int, message: str, code: str | None = None) -> None:
-            # retry-after-ms keeps the openai client's backoff short in tests.
-            payload = {"error": {"message": message, "type": "fake_error", "code": code}}
-            self._json(status, payload, {"retry-after-ms": "10"})
+    def _error(self, status: int, message: str, code: str | None = None) -> None:
+        # retry-after-ms keeps the openai client's backoff short in tests.
+        payload = {"error": {"message": message, "type": "fake_error", "code": code}}
+        self._json(status, payload, {"retry-after-ms": "10"})
 
-        def _raw(self, text: str, content_type: str) -> None:
-            data = text.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    def _raw(self, text: str, content_type: str) -> None:
+        data = text.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
-        def _stream(self, body: dict[str, Any], reply: Reply, text: str) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.close_connection = True
-            try:
-                for line in _sse_lines(body, reply, text, server.closing):
-                    self.wfile.write(line)
-                    self.wfile.flush()
-                    if reply.stall:
-                        server.closing.wait(3600)
-                        return
-                    if reply.chunk_delay and server.closing.wait(reply.chunk_delay):
-                        return
-                if reply.no_done:
-                    server.closing.wait(3600)
-                    return
-                self.wfile.write(b"data: [DONE]\n\n")
+    def _stream(self, body: dict[str, Any], reply: Reply, text: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            for line in _sse_lines(body, reply, text, self.fake.closing):
+                self.wfile.write(line)
                 self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                return  # the client went away (cancelled or timed out)
+                if reply.stall:
+                    self.fake.closing.wait(3600)
+                    return
+                if reply.chunk_delay and self.fake.closing.wait(reply.chunk_delay):
+                    return
+            if reply.no_done:
+                self.fake.closing.wait(3600)
+                return
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the client went away (cancelled or timed out)
 
-    return Handler
+
+def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    return type("Handler", (_Handler,), {"fake": server})
 
 
 def _sse_lines(body: dict[str, Any], reply: Reply, text: str, closing: threading.Event) -> Iterator[bytes]:

@@ -17,7 +17,7 @@ from html import escape
 from typing import Any
 
 from agent_core.events import Event, Usage
-from agent_core.formatting import clip, format_cost, format_duration, format_tokens
+from agent_core.formatting import clip, format_cost, format_duration, format_token_flow, format_tokens
 from agent_core.metrics import RunMetrics, SessionMetrics, StepMetrics, ToolStats, runs_metrics
 from agent_core.output_check import mask_secrets
 from agent_core.pricing import DEFAULT_TABLE, PriceTable
@@ -125,7 +125,7 @@ def _cells(rows: list[tuple[str, str, str]]) -> str:
 
 def _figures(m: RunMetrics | SessionMetrics, w: dict[str, str]) -> list[tuple[str, str, str]]:
     u = m.usage
-    tokens = _tokens(u)
+    tokens = _tokens(u, w)
     return [
         ("steps", w["steps"], str(m.steps)),
         ("tool_calls", w["tool_calls"], f"{m.tool_calls} ({m.tool_errors} ✗)" if m.tool_errors else str(m.tool_calls)),
@@ -139,10 +139,11 @@ def _figures(m: RunMetrics | SessionMetrics, w: dict[str, str]) -> list[tuple[st
     ]
 
 
-def _tokens(usage: Usage) -> str:
-    """Prompt → completion tokens, as the Traces page writes them."""
-    prompt = format_tokens(usage.prompt_tokens, estimated=usage.estimated)
-    return f"{prompt} → {format_tokens(usage.completion_tokens, estimated=usage.estimated)}"
+def _tokens(usage: Usage, w: dict[str, str]) -> str:
+    """Prompt → completion tokens, written as the Traces page writes them (the one token formatter)."""
+    return format_token_flow(
+        usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated, unit=w["unit_tokens"]
+    )
 
 
 def _session_totals(session: SessionMetrics, w: dict[str, str]) -> str:
@@ -220,7 +221,7 @@ def _step_summary(step: StepView, m: StepMetrics | None, w: dict[str, str]) -> s
 
 def _step_figures(m: StepMetrics, w: dict[str, str]) -> str:
     u = m.usage
-    tokens = _tokens(u)
+    tokens = _tokens(u, w)
     return (
         f"{w['tokens']}: {tokens} · {w['latency']}: {format_duration(m.latency_ms)} · "
         f"{w['ttft']}: {format_duration(m.ttft_ms)} · {w['cost']}: {format_cost(m.cost, estimated=u.estimated)}"

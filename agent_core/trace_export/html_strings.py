@@ -32,6 +32,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "steps": ("Steps", "步数"),
     "tool_calls": ("Tool calls", "工具调用"),
     "tokens": ("Tokens (prompt → completion)", "Token（提示 → 生成）"),
+    "unit_tokens": ("tokens", "token"),
     "cost": ("Cost", "费用"),
     "duration": ("Duration", "耗时"),
     "model_time": ("Model time", "模型耗时"),

@@ -43,7 +43,8 @@ def test_opening_an_example_shows_its_chat_trace_and_banner_without_a_model() ->
     assert any(BANNER in i.value for i in at.info)
     page = "\n".join(m.value for m in at.markdown)
     assert "√366 ≈ **19.13**" in page
-    assert any("was never closed" in c.value for c in at.code) or "was never closed" in page
+    shown = [c.value for c in at.code] + [e.value for e in at.error] + [page]
+    assert any("was never closed" in text for text in shown)  # the failing tool call is in the trace
     at.switch_page("pages/traces.py")
     run(at)
     assert any(BANNER in i.value for i in at.info)

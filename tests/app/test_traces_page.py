@@ -510,9 +510,10 @@ def _translated_picker() -> None:
     import streamlit as st
 
     from sparrow_ui.i18n import t
+    from sparrow_ui.sidebar import language_picker
     from sparrow_ui.widgets import translated_selectbox
 
-    st.segmented_control("Language", ["en", "zh"], key="lang_choice")
+    language_picker()
     translated_selectbox("Turn", [1, 2], key="turn", default=2, format_func=lambda n: t("trace.turn", n=n))
     st.toggle("Something else", key="other")
 

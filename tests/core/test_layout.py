@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2] / "agent_core"
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 40
-NOT_YET_SPLIT = {"agent_core/testing/server.py:_handler_for"}
+NOT_YET_SPLIT: set[str] = set()
 """Over the size limits when these rules were written down, each split by its own change (issue 9)."""
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -84,6 +85,31 @@ def test_the_schema_is_a_valid_json_schema_covering_every_tool() -> None:
     names = [b["properties"]["action"]["properties"]["tool"]["enum"] for b in SCHEMA["anyOf"][:-1]]
     assert names == [[t.name] for t in TOOLS] and set(ARGUMENTS) == set(BY_NAME)
     assert set(SCHEMA["$defs"]) == {"distance__Point"}  # the tool's own $defs, hoisted to the root
+
+
+MCP_STYLE = SimpleNamespace(
+    name="draw_line",
+    parameters={
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {"start": {"$ref": "#/definitions/point"}, "end": {"$ref": "#/properties/start"}},
+        "required": ["start", "end"],
+        "additionalProperties": False,
+        "definitions": {"point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}},
+    },
+)
+"""A draft-07 schema as MCP servers send them: ``$schema``, ``definitions`` and a reference into itself."""
+
+
+def test_a_tool_schema_with_its_own_references_still_validates_inside_the_reply_schema() -> None:
+    schema = reply_schema([*TOOLS[:1], MCP_STYLE])  # type: ignore[list-item]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    line = {"thought": "t", "action": {"tool": "draw_line", "arguments": {"start": {"x": 1}, "end": {"x": 2}}}}
+    assert validator.is_valid(line)
+    line["action"]["arguments"]["end"] = {"x": "far"}
+    assert not validator.is_valid(line)
+    assert "$schema" not in json.dumps(schema["anyOf"][1])
 
 
 @settings(max_examples=300, deadline=None)

@@ -6,6 +6,7 @@ import itertools
 import json
 import logging
 import string
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -181,3 +182,17 @@ def test_the_configured_key_is_hidden_in_logs(caplog: pytest.LogCaptureFixture) 
         logging.getLogger("agent_core.somewhere").info("calling with %s and %r", key, {"k": key})
     assert caplog.records and key not in caplog.text
     assert "sk-…[masked]" in caplog.text
+
+
+def test_masking_a_long_stream_takes_linear_time() -> None:
+    def masked_seconds(words: int) -> float:
+        mask = StreamMask(default_check)
+        pieces = ["once upon a time there was a key "] * words
+        begin = time.perf_counter()
+        out = "".join(mask.feed(p) for p in pieces) + mask.flush()
+        assert len(out) == len("".join(pieces))
+        return time.perf_counter() - begin
+
+    small, large = masked_seconds(1_000), masked_seconds(8_000)
+    print(f"\nstreamed masking: 1,000 pieces {small:.2f} s, 8,000 pieces {large:.2f} s")
+    assert large < 24 * small  # 8x the work: linear is ~8x, quadratic would be ~64x

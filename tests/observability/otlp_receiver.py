@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -38,6 +39,8 @@ class Received:
 class OtlpReceiver:
     """``with OtlpReceiver() as receiver:`` — then point OTEL_EXPORTER_OTLP_ENDPOINT at ``receiver.base_url``."""
 
+    tls: tuple[str, str] | None = None
+    """(certificate file, key file) to serve https instead of http."""
     requests: list[Received] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     arrived: threading.Condition = field(default_factory=threading.Condition)
@@ -45,11 +48,16 @@ class OtlpReceiver:
     def __post_init__(self) -> None:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
+        if self.tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*self.tls)
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
 
     @property
     def base_url(self) -> str:
         """Value for OTEL_EXPORTER_OTLP_ENDPOINT."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://127.0.0.1:{self._server.server_address[1]}"
 
     def spans(self) -> list[dict[str, Any]]:
         """Every span received so far, in arrival order."""

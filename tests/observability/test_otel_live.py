@@ -505,3 +505,29 @@ def test_the_cli_with_a_dead_collector_answers_with_one_warning_line() -> None:
     assert (done.returncode, "2024-10-17" in done.stdout) == (0, True), done.stderr
     assert done.stderr.count("live trace export") == 1
     assert "\nlive trace export: cannot reach http://127.0.0.1:" in done.stderr
+
+
+def self_signed(directory: Path) -> tuple[str, str]:
+    """A certificate for 127.0.0.1 and its key, made with the openssl command (the test skips without it)."""
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    command = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+               "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]  # fmt: skip
+    try:
+        subprocess.run(command, check=True, capture_output=True, timeout=60)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"cannot make a certificate with openssl: {exc}")
+    return str(cert), str(key)
+
+
+def test_an_https_collector_is_trusted_through_the_certificate_variable(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cert, key = self_signed(tmp_path)
+    with OtlpReceiver(tls=(cert, key)) as receiver:
+        untrusted = warnings_while(caplog, env_for(receiver, OTEL_SERVICE_NAME="untrusted"))
+        trusted = env_for(receiver, OTEL_EXPORTER_OTLP_CERTIFICATE=cert)
+        run_live(Agent(ScriptedModel(["Final Answer: secure"]), []), trusted)
+        assert sender_for(export_target(trusted)).flush(5)
+        assert receiver.wait_for(lambda spans: len(spans) == 2)
+    assert len(untrusted) == 1 and "CERTIFICATE_VERIFY_FAILED" in untrusted[0]
+    assert {r.resource["service.name"] for r in receiver.requests} == {"sparrow"}

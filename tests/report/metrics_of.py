@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_core.formatting import format_cost, format_duration, format_tokens
+from agent_core.formatting import format_cost, format_duration, format_token_flow
 from agent_core.metrics import RunMetrics
 
 
@@ -11,8 +11,7 @@ def traces_figures(m: RunMetrics) -> dict[str, str]:
     u = m.usage
     return {
         "steps": str(m.steps),
-        "tokens": f"{format_tokens(u.prompt_tokens, estimated=u.estimated)} → "
-        f"{format_tokens(u.completion_tokens, estimated=u.estimated)}",
+        "tokens": format_token_flow(u.prompt_tokens, u.completion_tokens, estimated=u.estimated),
         "cost": format_cost(m.cost, estimated=u.estimated),
         "duration": format_duration(m.duration_ms),
     }

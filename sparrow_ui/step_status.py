@@ -1,0 +1,139 @@
+"""What happened in a step, in a few words: the status chips of its header, whether it opens by itself, and
+the facts behind them (a repeated action, the raw arguments of a malformed native call, a retried model call).
+
+Pure functions of the transcript; the renderer draws what they return.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from agent_core.transcript import ActionView, StepView, TurnView
+from sparrow_ui.i18n import t
+
+_HTTP_CODE = re.compile(r"\((\d{3})\)")
+DEFAULT_FORMAT_RETRIES = 2
+"""The agent's default, for runs recorded without the setting."""
+
+
+@dataclass(frozen=True)
+class Chip:
+    """A coloured word or two in a step header."""
+
+    text: str
+    color: str
+    """A Streamlit markdown colour: green, red, orange, blue, violet, gray."""
+
+    def markdown(self) -> str:
+        """The chip as a Streamlit badge (its text carries no markdown: it comes from the strings table)."""
+        return f":{self.color}-badge[{self.text}]"
+
+
+def step_chips(turn: TurnView, index: int, *, live: bool) -> list[Chip]:
+    """The chips of step ``index`` of ``turn``: what went wrong (or right), in the order it happened."""
+    step = turn.steps[index]
+    last = index == len(turn.steps) - 1
+    chips: list[Chip] = []
+    if retried := retried_after(step):
+        chips.append(Chip(t("chip.model_retry", what=retried), "orange"))
+    if stopped_here(turn, index):
+        chips.append(Chip(t("chip.stopped"), "gray"))
+    elif step.model_error:
+        chips.append(Chip(t("chip.model_error"), "red"))
+    if step.format_error:
+        chips.append(
+            Chip(t("chip.format_retry", n=format_retry_number(turn, index), max=format_retries(turn)), "orange")
+        )
+    if any(a.error for a in step.actions):
+        chips.append(Chip(t("chip.tool_error"), "red"))
+    if (earlier := repeated_from(turn, index)) is not None:
+        chips.append(Chip(t("chip.repeated", n=earlier), "violet"))
+    if last and turn.status == "max_steps":
+        chips.append(Chip(t("chip.step_limit"), "red"))
+    if any(a.approval == "pending" for a in step.actions):
+        chips.append(Chip(t("chip.waiting"), "blue"))
+    elif live and last and not turn.finished and not step.thinking:  # a thinking step's label says so
+        chips.append(Chip(t("chip.running"), "blue"))
+    elif not chips and not step.thinking:
+        chips.append(Chip(t("chip.answer") if step.final_answer is not None else t("chip.ok"), "green"))
+    return chips
+
+
+def stopped_here(turn: TurnView, index: int) -> bool:
+    """The user stopped the run during this step (its last)."""
+    return turn.status == "cancelled" and index == len(turn.steps) - 1
+
+
+def failing(turn: TurnView, index: int) -> bool:
+    """The step went wrong in a way worth opening it for (a user's Stop is not a failure)."""
+    step = turn.steps[index]
+    if stopped_here(turn, index):
+        return bool(step.format_error or any(a.error for a in step.actions))
+    return step.has_error or (index == len(turn.steps) - 1 and turn.status == "max_steps")
+
+
+def first_failing(turn: TurnView) -> int:
+    """The first failing step's index, else 0: where the trace of a picked turn scrolls to."""
+    return next((i for i in range(len(turn.steps)) if failing(turn, i)), 0)
+
+
+def format_retries(turn: TurnView) -> int:
+    """How many unusable replies in a row the run allowed before giving up."""
+    settings = turn.run_started.settings if turn.run_started is not None else {}
+    value = settings.get("max_format_retries") if isinstance(settings, dict) else None
+    return value if isinstance(value, int) and value >= 0 else DEFAULT_FORMAT_RETRIES
+
+
+def format_retry_number(turn: TurnView, index: int) -> int:
+    """Which unusable reply in a row this step's was (1 for the first)."""
+    count = 0
+    for step in reversed(turn.steps[: index + 1]):
+        if not step.format_error:
+            break
+        count += 1
+    return count
+
+
+def retried_after(step: StepView) -> str | None:
+    """``503`` (or ``an error``) when a model call of this step failed and a later one in the step answered."""
+    calls = step.model_calls
+    failed = [c for c in calls[:-1] if c.error]
+    if not failed or calls[-1].error:
+        return None
+    code = _HTTP_CODE.search(failed[-1].error or "")
+    return code.group(1) if code else t("chip.an_error")
+
+
+def _signature(action: ActionView) -> str:
+    return action.tool + "\x00" + json.dumps(action.arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def repeated_from(turn: TurnView, index: int) -> int | None:
+    """The number of an earlier step that made exactly the same tool call(s), if any."""
+    actions = turn.steps[index].actions
+    if not actions:
+        return None
+    mine = sorted(_signature(a) for a in actions)
+    for earlier in reversed(turn.steps[:index]):
+        if earlier.actions and sorted(_signature(a) for a in earlier.actions) == mine:
+            return earlier.number
+    return None
+
+
+def raw_arguments(step: StepView, action: ActionView) -> str | None:
+    """The arguments text the model sent for a native call, when it was not a JSON object (else None)."""
+    for call in reversed(step.model_calls):
+        for requested in call.tool_calls:
+            if requested.get("id") != action.call_id:
+                continue
+            raw = requested.get("arguments")
+            if not isinstance(raw, str):
+                return None
+            try:
+                parsed = json.loads(raw) if raw.strip() else {}
+            except ValueError:
+                return raw
+            return None if isinstance(parsed, dict) else raw
+    return None
