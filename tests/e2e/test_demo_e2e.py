@@ -98,6 +98,10 @@ def test_a_shared_link_presents_the_session_and_the_keys_step_through_it(
     wait_for_app(page)
     page.get_by_text(example("dates").title).first.wait_for()
     assert re.search(r"/present\?", page.url) and "present=1" in page.url
+    page.wait_for_function(  # the page's style hides the sidebar once it is drawn
+        "() => [...document.querySelectorAll('[data-testid=stSidebar]')]"
+        ".every(e => getComputedStyle(e).display === 'none')"
+    )
     assert not page.locator('[data-testid="stSidebar"]').is_visible()
     first = progress(page)
     assert first.startswith("1 of ")
