@@ -9,6 +9,7 @@ import streamlit as st
 from agent_core.models import ModelError
 from agent_core.store import SessionNotFound
 from agent_core.untrusted import neutralize
+from sparrow_ui import examples
 from sparrow_ui.auth import read_only
 from sparrow_ui.conversation import conversation, recent_turns, trace_panel
 from sparrow_ui.i18n import t
@@ -42,6 +43,7 @@ shown = transcript.turn(live.run_id) if live else selected_turn(turns)
 viewing = read_only()
 if not viewing:
     session_controls(store, view, busy=live is not None)
+examples.banner(view.info)
 if flash := st.session_state.pop("flash", None):
     st.success(flash)
 
@@ -53,6 +55,7 @@ with chat_column:
     elif not turns:
         st.subheader(t("onboard.title"))
         st.markdown(t("onboard.body"))
+        examples.offer(store)
     answer_slot = conversation(
         recent_turns(turns, session_id),
         view.run_metrics,

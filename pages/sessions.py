@@ -9,6 +9,7 @@ import streamlit as st
 from agent_core.formatting import format_timestamp
 from agent_core.store import SessionNotFound, SnapshotNotFound
 from agent_core.untrusted import neutralize, plain
+from sparrow_ui import examples
 from sparrow_ui.i18n import t
 from sparrow_ui.ownership import owner_note, share_menu
 from sparrow_ui.runs import live_run_id
@@ -18,7 +19,7 @@ from sparrow_ui.state import get_store, open_in_chat
 frame()
 store = get_store()
 st.header(t("nav.sessions"))
-sessions = store.list_sessions()
+sessions = examples.own_sessions(store)
 if flash := st.session_state.pop("flash", None):
     st.success(flash, icon=":material/check:")
 if not sessions:
@@ -63,3 +64,5 @@ for info in sessions:
                             st.error(neutralize(str(exc)))
                         else:
                             open_in_chat(forked.id)
+
+examples.examples_list(store)

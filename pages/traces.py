@@ -6,7 +6,7 @@ import streamlit as st
 
 from agent_core.store import SessionNotFound
 from agent_core.timeline import build_timeline
-from sparrow_ui import charts, exports, inspector, overview, replay
+from sparrow_ui import charts, compare, examples, exports, inspector, overview, replay
 from sparrow_ui.auth import read_only
 from sparrow_ui.i18n import t
 from sparrow_ui.runs import live_run_id as live_run_id_of
@@ -30,6 +30,7 @@ try:
 except SessionNotFound:
     st.warning(t("session.not_found", id=session_id))
     st.stop()
+examples.banner(view.info)
 if view.info is not None and not read_only():
     with export_column.popover(t("traces.export.button"), icon=":material/ios_share:", width="stretch"):
         exports.export_menu(store, view.info, prices())
@@ -46,6 +47,8 @@ if live_run_id is not None:
     refresh.button(t("traces.refresh"), icon=":material/refresh:", key="refresh", width="stretch")
 with run_column:
     turn = overview.pick_run(turns, live_run_id)
+with chat_column:
+    compare.compare_button(session_id, turn.run_id)
 run_events = [e for e in view.events if e.run_id == turn.run_id]
 
 run_tab, session_tab, replay_tab = overview.lazy_tabs(

@@ -1,4 +1,4 @@
-"""Trace export from the Traces page: JSON Lines, OTLP/JSON and a Markdown report to download, OTLP to send.
+"""Trace export from the Traces page: the HTML report, JSON Lines, OTLP/JSON and Markdown to download, OTLP to send.
 
 Downloads use the callable ``data=`` of ``st.download_button``: nothing is read or converted until the
 button is clicked, and then the session's events are read afresh from the store (the callable runs in
@@ -25,12 +25,14 @@ from agent_core.trace_export import (
     otlp_endpoint,
     send_otlp,
 )
-from sparrow_ui.i18n import t
+from sparrow_ui.i18n import lang, t
+from sparrow_ui.strings_demo import td
 
 MIME_TYPES: dict[ExportFormat, str] = {
     "jsonl": "application/x-ndjson",
     "otel": "application/json",
     "md": "text/markdown",
+    "html": "text/html",
 }
 CONTENT_KEY = "export_content"
 
@@ -42,7 +44,13 @@ def trace_file_name(info: SessionInfo, fmt: ExportFormat) -> str:
 
 
 def exporter(
-    store: SessionStore, info: SessionInfo, fmt: ExportFormat, prices: PriceTable, *, content: bool = False
+    store: SessionStore,
+    info: SessionInfo,
+    fmt: ExportFormat,
+    prices: PriceTable,
+    *,
+    content: bool = False,
+    language: str = "en",
 ) -> Callable[[], str]:
     """A function that reads the session's events and returns them in ``fmt`` (called only on download)."""
     session_id, title = info.id, info.title
@@ -56,6 +64,8 @@ def exporter(
             return attribute(
                 export_trace(events, "md", title=title, prices=prices), fmt, store.run_starters(session_id)
             )
+        if fmt == "html":
+            return export_trace(events, "html", title=title, prices=prices, lang="zh" if language == "zh" else "en")
         return attribute(export_trace(events, "jsonl"), fmt, store.run_starters(session_id))
 
     return export
@@ -63,8 +73,9 @@ def exporter(
 
 def export_menu(store: SessionStore, info: SessionInfo, prices: PriceTable) -> None:
     """Download buttons for the three formats and, when an OTLP endpoint is configured, a button to send there."""
+    report_button(store, info, prices)
     content = st.checkbox(t("traces.export.content"), key=CONTENT_KEY, help=t("traces.export.content_help"))
-    for fmt in FORMATS:
+    for fmt in (f for f in FORMATS if f != "html"):
         st.download_button(
             t(f"traces.export.{fmt}"),
             data=exporter(store, info, fmt, prices, content=content),
@@ -82,6 +93,22 @@ def export_menu(store: SessionStore, info: SessionInfo, prices: PriceTable) -> N
     if st.button(t("traces.export.send"), icon=":material/send:", key="export_send", width="stretch"):
         send(store, info, endpoint, prices, content=content)
     st.caption(t("traces.export.endpoint", url=endpoint))
+
+
+def report_button(store: SessionStore, info: SessionInfo, prices: PriceTable, *, key: str = "export_html") -> None:
+    """ "Download report": the self-contained HTML report, in the UI language."""
+    st.download_button(
+        td("report.download"),
+        data=exporter(store, info, "html", prices, language=lang()),
+        file_name=trace_file_name(info, "html"),
+        mime=MIME_TYPES["html"],
+        icon=":material/description:",
+        key=key,
+        help=td("report.help"),
+        on_click="ignore",
+        type="primary",
+        width="stretch",
+    )
 
 
 def send(store: SessionStore, info: SessionInfo, endpoint: str, prices: PriceTable, *, content: bool) -> None:

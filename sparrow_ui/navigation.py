@@ -18,6 +18,9 @@ import streamlit as st
 
 from sparrow_ui.auth import read_only
 from sparrow_ui.i18n import t
+from sparrow_ui.presentation_link import PAGE as PRESENT_PAGE
+from sparrow_ui.presentation_link import follow_url
+from sparrow_ui.strings_demo import td
 
 _navigated = threading.Event()
 """Set once this server process has called the app's ``st.navigation`` (Streamlit's own switch is as wide)."""
@@ -34,6 +37,8 @@ def pages() -> list[st.Page]:
         st.Page("pages/traces.py", title=t("nav.traces"), icon=":material/timeline:"),
         st.Page("pages/memory.py", title=t("nav.memory"), icon=":material/psychology_alt:"),
         st.Page("pages/tools.py", title=t("nav.tools"), icon=":material/handyman:"),
+        st.Page("pages/compare.py", title=td("nav.compare"), icon=":material/compare_arrows:"),
+        st.Page(PRESENT_PAGE, title=td("present.enter"), icon=":material/co_present:", visibility="hidden"),
     ]
     return [every[0], every[2]] if read_only() else every
 
@@ -42,6 +47,7 @@ def navigation() -> st.Page:
     """The app's sidebar navigation; returns the page to run (app.py calls this once per run)."""
     page = st.navigation(pages())
     _navigated.set()
+    follow_url(page)
     return page
 
 

@@ -32,6 +32,7 @@ from agent_core.transcript import Transcript
 from agent_core.untrusted import neutralize
 from sparrow_ui.conversation import conversation, trace_panel
 from sparrow_ui.i18n import t
+from sparrow_ui.presentation_link import presentation_button
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
 FRAME_PAUSE_S = 1.2
@@ -128,7 +129,7 @@ def stream_seconds(reply: ModelFinished, speed: float) -> float:
 # ── state and controls ───────────────────────────────────────────────────────────────────────────
 
 
-def _state(replay_id: str, count: int) -> dict[str, Any]:
+def cursor(replay_id: str, count: int) -> dict[str, Any]:
     """This tab's cursor for the replay ``replay_id`` (a new replay starts at its first frame)."""
     state = st.session_state.get(STATE_KEY)
     if not isinstance(state, dict) or state.get("id") != replay_id:
@@ -138,7 +139,7 @@ def _state(replay_id: str, count: int) -> dict[str, Any]:
     return state
 
 
-def _go(by: int = 0, *, to: int | None = None) -> None:
+def go(by: int = 0, *, to: int | None = None) -> None:
     """Pause and move the cursor ``by`` frames, or to frame ``to`` (-1: the last); one frame on streams it in.
 
     The callbacks read the state when clicked, not when drawn, so quick clicks each count.
@@ -180,7 +181,9 @@ def controls(state: dict[str, Any]) -> float:
             disabled=state["count"] < 2,
         )
     _forward_buttons(row, at_end=state["cursor"] >= state["count"] - 1)
-    return _speed(row)
+    speed = _speed(row)
+    presentation_button(row)
+    return speed
 
 
 def _back_buttons(row: DeltaGenerator, *, at_start: bool) -> None:
@@ -191,7 +194,7 @@ def _back_buttons(row: DeltaGenerator, *, at_start: bool) -> None:
         icon=":material/first_page:",
         key="replay_restart",
         help=start,
-        on_click=_go,
+        on_click=go,
         kwargs={"to": 0},
         disabled=at_start,
     )
@@ -199,7 +202,7 @@ def _back_buttons(row: DeltaGenerator, *, at_start: bool) -> None:
         t("traces.replay.previous"),
         icon=":material/skip_previous:",
         key="replay_previous",
-        on_click=_go,
+        on_click=go,
         args=(-1,),
         disabled=at_start,
     )
@@ -211,13 +214,13 @@ def _forward_buttons(row: DeltaGenerator, *, at_end: bool) -> None:
         t("traces.replay.next"),
         icon=":material/skip_next:",
         key="replay_next",
-        on_click=_go,
+        on_click=go,
         args=(1,),
         disabled=at_end,
     )
     end = t("traces.replay.end")
     row.button(
-        "", icon=":material/last_page:", key="replay_end", help=end, on_click=_go, kwargs={"to": -1}, disabled=at_end
+        "", icon=":material/last_page:", key="replay_end", help=end, on_click=go, kwargs={"to": -1}, disabled=at_end
     )
 
 
@@ -250,6 +253,8 @@ class Scene:
     prices: PriceTable
     first_turn: int
     """Number of the first replayed turn in its session (a single run keeps its place in the conversation)."""
+    widths: tuple[int, int] = (3, 2)
+    """Relative widths of the chat and trace columns (presentation mode gives the trace more room)."""
     progress: Any = None
     chat: Any = None
     trace: Any = None
@@ -257,7 +262,8 @@ class Scene:
     def place(self) -> None:
         """Make the progress bar, the chat column and the trace column, as on the Chat page."""
         self.progress = st.empty()
-        chat, trace = st.columns([3, 2], gap="large")
+        chat, trace = st.columns(list(self.widths), gap="large")
+        trace = trace.container(key="replay_trace")
         self.chat, self.trace = chat.empty(), trace.empty()
 
     def draw(self, transcript: Transcript, shown: Sequence[Event], *, complete: bool) -> None:
@@ -307,7 +313,7 @@ def player(
     if not all_frames:
         st.info(t("traces.replay.empty"))
         return
-    state = _state(replay_id, len(all_frames))
+    state = cursor(replay_id, len(all_frames))
     speed = controls(state)
     scene = Scene(events, all_frames, run_metrics, prices, first_turn)
     scene.place()

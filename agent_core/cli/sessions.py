@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 
 from agent_core.attribution import attribute
+from agent_core.cli import examples
 from agent_core.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
@@ -25,6 +26,7 @@ from agent_core.cli.common import (
 from agent_core.cli.mcp_servers import add_mcp_option
 from agent_core.cli.terminal import report, with_sigint
 from agent_core.events import Event, RunFinished, RunStarted
+from agent_core.examples import example_name
 from agent_core.formatting import format_timestamp
 from agent_core.limits import CancelToken
 from agent_core.longterm.store import MemoryStore
@@ -66,6 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     rename = _command(sub, "rename", "give a session a new title", cmd_rename, with_id=True)
     rename.add_argument("title")
     _command(sub, "delete", "delete a session with its events and snapshots", cmd_delete, with_id=True)
+    examples.register(sub)
     resume = _command(sub, "resume", "continue a session's interrupted run after its last complete step", cmd_resume)
     resume.add_argument("id", help="session id")
     add_model_options(resume)
@@ -74,10 +77,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     add_content_option(resume)
     add_mcp_option(resume)
     trace = _command(
-        sub, "export-trace", "export a session's trace as JSON Lines, OTLP/JSON or a Markdown report", cmd_export_trace
+        sub,
+        "export-trace",
+        "export a session's trace as JSON Lines, OTLP/JSON, a Markdown report or a self-contained HTML report",
+        cmd_export_trace,
     )
     trace.add_argument("id", help="session id")
-    trace.add_argument("--format", choices=FORMATS, default="jsonl", help="jsonl (default), otel or md")
+    trace.add_argument("--format", choices=FORMATS, default="jsonl", help="jsonl (default), otel, md or html")
+    trace.add_argument("--lang", choices=("en", "zh"), default="en", help="html: the report's language")
     trace.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout (- is stdout)")
     trace.add_argument(
         "--include-content",
@@ -110,7 +117,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not sessions:
         print("no sessions yet", file=sys.stderr)
     for s in sessions:
-        print(f"{s.id}  {format_timestamp(s.updated_at)}  {s.last_seq:>6} events  {s.title}")
+        mark = "  [example: scripted, not a live model]" if example_name(s) else ""
+        print(f"{s.id}  {format_timestamp(s.updated_at)}  {s.last_seq:>6} events  {s.title}{mark}")
     return EXIT_OK
 
 
@@ -235,7 +243,7 @@ def cmd_export_trace(args: argparse.Namespace) -> int:
     """Write the trace; with --format otel and OTEL_EXPORTER_OTLP_ENDPOINT set, also send it there."""
     store = open_store(args)
     with store_errors():
-        events = store.events(args.id)
+        events, title = store.events(args.id), store.get_session(args.id).title
         starters = store.run_starters(args.id)
     try:
         prices = prices_from_env()
@@ -245,6 +253,7 @@ def cmd_export_trace(args: argparse.Namespace) -> int:
         "jsonl": {},
         "otel": {"session_id": args.id, "include_content": args.include_content, "prices": prices},
         "md": {"title": f"Sparrow session {args.id}", "prices": prices},
+        "html": {"title": title, "prices": prices, "lang": args.lang},
     }[args.format]
     text = attribute(export_trace(events, args.format, **options), args.format, starters)
     data = (text if text.endswith("\n") or args.output not in (None, "-") else text + "\n").encode("utf-8")
@@ -273,4 +282,5 @@ def _session_json(session: SessionInfo) -> dict[str, object]:
         "model": session.config.model,
         "protocol": session.config.protocol,
         "parent_id": session.parent_id,
+        "example": example_name(session),
     }

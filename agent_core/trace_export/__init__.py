@@ -1,4 +1,5 @@
-"""Trace export: the event log as JSON Lines, OpenTelemetry spans (OTLP/JSON, or sent to an endpoint), Markdown.
+"""Trace export: the event log as JSON Lines, OpenTelemetry spans (OTLP/JSON, or sent to an endpoint), Markdown,
+a self-contained HTML report.
 
 Every exporter takes a list of events, which may hold several runs (a whole session).
 """
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from agent_core.events import Event
+from agent_core.trace_export.html import to_html
 from agent_core.trace_export.jsonl import event_line, read_jsonl, to_jsonl, write_jsonl
 from agent_core.trace_export.markdown import ReportLimits, to_markdown
 from agent_core.trace_export.otel import SpanData, build_spans, provider_for
@@ -23,15 +25,15 @@ from agent_core.trace_export.otlp import (
     to_otlp_json,
 )
 
-ExportFormat = Literal["jsonl", "otel", "md"]
-FORMATS: tuple[ExportFormat, ...] = ("jsonl", "otel", "md")
+ExportFormat = Literal["jsonl", "otel", "md", "html"]
+FORMATS: tuple[ExportFormat, ...] = ("jsonl", "otel", "md", "html")
 """The formats of ``sessions export-trace --format``."""
-EXTENSIONS: dict[ExportFormat, str] = {"jsonl": ".jsonl", "otel": ".otlp.json", "md": ".md"}
+EXTENSIONS: dict[ExportFormat, str] = {"jsonl": ".jsonl", "otel": ".otlp.json", "md": ".md", "html": ".html"}
 """A fitting file name extension for each format."""
 
 
 def export_trace(events: Sequence[Event], fmt: ExportFormat, **options: Any) -> str:
-    """The events in ``fmt`` as text; ``options`` go to the format's function (to_otlp_json, to_markdown)."""
+    """The events in ``fmt`` as text; ``options`` go to the format's function (to_otlp_json, to_markdown, to_html)."""
     if fmt == "jsonl":
         if options:
             raise TypeError(f"the jsonl format takes no options, got {sorted(options)}")
@@ -40,6 +42,8 @@ def export_trace(events: Sequence[Event], fmt: ExportFormat, **options: Any) -> 
         return to_otlp_json(events, **options)
     if fmt == "md":
         return to_markdown(events, **options)
+    if fmt == "html":
+        return to_html(events, **options)
     raise ValueError(f"unknown trace format {fmt!r}; expected one of: {', '.join(FORMATS)}")
 
 
@@ -61,6 +65,7 @@ __all__ = [
     "read_jsonl",
     "send_otlp",
     "send_spans",
+    "to_html",
     "to_jsonl",
     "to_markdown",
     "to_otlp_json",

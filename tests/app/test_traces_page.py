@@ -382,6 +382,7 @@ def test_exports_are_offered_in_three_formats_and_built_only_on_download(store: 
     session_id = record(store, (QUESTION, TWO_TOOLS))
     at = open_traces(session_id)
     assert [b.label for b in at.get("download_button")] == [
+        "Download report (HTML)",  # issue 13: the self-contained report comes first
         "Events (JSON Lines)",
         "OpenTelemetry (OTLP/JSON)",
         "Report (Markdown)",
@@ -394,6 +395,7 @@ def test_exports_are_offered_in_three_formats_and_built_only_on_download(store: 
     assert len(spans["spans"]) == 1 + 3 + 2  # the run, three model calls, two tool calls
     report = exports.exporter(store, info, "md", price_table)()
     assert QUESTION in report and "2024-10-17" in report
+    assert QUESTION in exports.exporter(store, info, "html", price_table)()
     assert exports.trace_file_name(info, "otel").endswith(f"-{session_id}.otlp.json")
 
 

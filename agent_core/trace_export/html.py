@@ -1,0 +1,263 @@
+"""A self-contained HTML report of a session: one file that opens offline in any browser and can be mailed.
+
+Built on the one fold of events (``Transcript``), the metrics and the timeline, like every other view:
+the conversation, then per turn its metrics, tool summary, time waterfall (inline SVG), every step as an
+expandable ``<details>`` (thought, action, arguments, observation, errors, tokens, latency, cost) and the
+model, protocol and settings used. It loads nothing: no script at all, inline styles only, and a
+Content-Security-Policy that forbids any request. Every text from the log is untrusted (model replies,
+tool outputs, questions, names): secrets are masked (``output_check.mask_secrets``) and it is escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from html import escape
+from typing import Any
+
+from agent_core.events import Event, Usage
+from agent_core.formatting import clip, format_cost, format_duration, format_token_flow, format_tokens
+from agent_core.metrics import RunMetrics, SessionMetrics, StepMetrics, ToolStats, runs_metrics
+from agent_core.output_check import mask_secrets
+from agent_core.pricing import DEFAULT_TABLE, PriceTable
+from agent_core.timeline import turn_timeline
+from agent_core.trace_export.html_strings import ReportLang, words
+from agent_core.trace_export.html_svg import waterfall_svg
+from agent_core.transcript import Transcript
+from agent_core.turns import ActionView, StepView, TurnView
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+"""Nothing may be fetched: no script, no font, no image but inline data, no connection."""
+_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+STYLE = """
+:root{--fg:#1f2328;--mute:#656d76;--line:#d0d7de;--soft:#f6f8fa;--err:#cf222e;--ok:#1a7f37;--acc:#0969da}
+body{font:15px/1.5 system-ui,-apple-system,"Segoe UI","Noto Sans","PingFang SC","Microsoft YaHei",sans-serif;
+color:var(--fg);max-width:980px;margin:2rem auto;padding:0 1rem}
+h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.3rem;margin:2rem 0 .5rem;border-bottom:1px solid var(--line)}
+h3{font-size:1rem;margin:1.2rem 0 .4rem}.mute{color:var(--mute);font-size:.9rem}
+table{border-collapse:collapse;margin:.3rem 0}td,th{border:1px solid var(--line);padding:.2rem .6rem;text-align:left}
+th{background:var(--soft)}td.n{text-align:right;font-variant-numeric:tabular-nums}
+pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:.5rem .7rem;white-space:pre-wrap;
+overflow-wrap:anywhere;margin:.2rem 0 .6rem;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.bubble{white-space:pre-wrap;overflow-wrap:anywhere;border-radius:8px;padding:.5rem .8rem;margin:.3rem 0}
+.q{background:#ddf4ff}.a{background:var(--soft);border:1px solid var(--line)}
+details{border:1px solid var(--line);border-radius:6px;margin:.4rem 0;padding:0 .7rem}
+details[open]{padding-bottom:.5rem}summary{cursor:pointer;padding:.4rem 0;font-weight:600}
+.err{color:var(--err)}.okc{color:var(--ok)}.badge{font-size:.8rem;border-radius:9px;padding:0 .45rem;
+border:1px solid currentColor;margin-left:.4rem;font-weight:500}.label{font-weight:600;margin-top:.4rem}
+svg .lane,svg .tick{font:11px system-ui,sans-serif;fill:var(--mute)}svg .grid{stroke:var(--line)}
+@media print{body{margin:0;max-width:none;font-size:11pt}details::details-content{content-visibility:visible;
+display:block}details{break-inside:avoid}summary{list-style:none}a{color:inherit;text-decoration:none}}
+"""
+
+
+def to_html(
+    events: Iterable[Event],
+    *,
+    title: str = "Sparrow session",
+    prices: PriceTable = DEFAULT_TABLE,
+    lang: ReportLang = "en",
+) -> str:
+    """The whole report as one HTML document (UTF-8 text)."""
+    w = words(lang)
+    transcript = Transcript.from_events(events)
+    runs = transcript.runs
+    session = runs_metrics(runs, prices=prices)
+    parts = [
+        f"<h1>{_text(title)}</h1>",
+        f'<p class="mute">{_text(w["generated"].format(turns=len(runs), events=transcript.events_seen))} · '
+        f"{_text(w['offline'])} {_text(w['masked'])}</p>",
+    ]
+    if not runs:
+        parts.append(f"<p>{_text(w['no_runs'])}</p>")
+    else:
+        parts.append(_conversation(runs, w))
+        parts += [_session_totals(session, w)] if len(runs) > 1 else []
+        parts += [_turn(n, run, m, w) for n, (run, m) in enumerate(zip(runs, session.runs, strict=True), start=1)]
+    return _page(title, lang, "\n".join(parts))
+
+
+def _page(title: str, lang: str, body: str) -> str:
+    return (
+        f'<!DOCTYPE html>\n<html lang="{"zh-CN" if lang == "zh" else "en"}">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<meta name="referrer" content="no-referrer">\n<title>{_text(title)}</title>\n<style>{STYLE}</style>\n'
+        f"</head>\n<body>\n{body}\n</body>\n</html>\n"
+    )
+
+
+def _text(value: Any) -> str:
+    """Untrusted text made safe for HTML: secrets masked, then every markup character escaped."""
+    return escape(mask_secrets(str(value)), quote=True)
+
+
+def _rich(value: str) -> str:
+    """Like ``_text``, and ``**bold**`` shown bold (applied after escaping, so it cannot make markup)."""
+    return _BOLD.sub(r"<strong>\1</strong>", _text(value))
+
+
+def _conversation(runs: list[TurnView], w: dict[str, str]) -> str:
+    items = [f"<h2>{_text(w['conversation'])}</h2>"]
+    for number, run in enumerate(runs, start=1):
+        items.append(f'<p class="label"><a href="#turn-{number}">{_text(w["turn"].format(n=number))}</a></p>')
+        items.append(f'<div class="bubble q">{_text(run.question)}</div>')
+        items.append(_answer(run, w))
+    return "\n".join(items)
+
+
+def _answer(run: TurnView, w: dict[str, str]) -> str:
+    if run.answer is not None:
+        return f'<div class="bubble a" data-answer>{_rich(run.answer)}</div>'
+    status = run.status or w["unfinished"]
+    reason = f": {run.error}" if run.error else ""
+    return f'<div class="bubble a err">{_text(w["no_answer"].format(status=status) + reason)}</div>'
+
+
+def _cells(rows: list[tuple[str, str, str]]) -> str:
+    """A two-column table of (key for tests, label, value)."""
+    body = "".join(
+        f'<tr><th>{_text(label)}</th><td data-metric="{key}">{_text(value)}</td></tr>' for key, label, value in rows
+    )
+    return f'<table class="kv">{body}</table>'
+
+
+def _figures(m: RunMetrics | SessionMetrics, w: dict[str, str]) -> list[tuple[str, str, str]]:
+    u = m.usage
+    tokens = _tokens(u, w)
+    return [
+        ("steps", w["steps"], str(m.steps)),
+        ("tool_calls", w["tool_calls"], f"{m.tool_calls} ({m.tool_errors} ✗)" if m.tool_errors else str(m.tool_calls)),
+        ("tokens", w["tokens"], tokens),
+        ("cost", w["cost"], format_cost(m.cost, estimated=u.estimated)),
+        ("duration", w["duration"], format_duration(m.duration_ms)),
+        ("model_time", w["model_time"], format_duration(m.model_ms)),
+        ("tool_time", w["tool_time"], format_duration(m.tool_ms)),
+        ("ttft", w["ttft"], format_duration(m.ttft_ms)),
+        ("format_errors", w["format_errors"], str(m.format_errors)),
+    ]
+
+
+def _tokens(usage: Usage, w: dict[str, str]) -> str:
+    """Prompt → completion tokens, written as the Traces page writes them (the one token formatter)."""
+    return format_token_flow(
+        usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated, unit=w["unit_tokens"]
+    )
+
+
+def _session_totals(session: SessionMetrics, w: dict[str, str]) -> str:
+    return f"<h2>{_text(w['session'])}</h2><div data-session>{_cells(_figures(session, w))}</div>"
+
+
+def _turn(number: int, run: TurnView, m: RunMetrics, w: dict[str, str]) -> str:
+    heading = (
+        w["turn"].format(n=number) + ": " + (clip(run.question, 80, one_line=True) if run.question else run.run_id)
+    )
+    status = m.status or w["unfinished"]
+    per_step = {s.step: s for s in m.per_step}
+    steps = [_step(step, per_step.get(step.number), w) for step in sorted(run.steps, key=lambda s: s.number)]
+    return "\n".join(
+        [
+            f'<section class="turn" id="turn-{number}" data-run="{_text(run.run_id)}">',
+            f"<h2>{_text(heading)}</h2>",
+            f'<div class="bubble q">{_text(run.question)}</div>',
+            f'<p class="mute">{_text(" · ".join(x for x in (m.model, run.protocol, status) if x))}</p>',
+            f"<h3>{_text(w['metrics'])}</h3>",
+            _cells([("status", w["status"], status), *_figures(m, w)]),
+            _tool_table(m.tools, w),
+            f"<h3>{_text(w['waterfall'])}</h3>",
+            waterfall_svg(turn_timeline(run), w),
+            f"<h3>{_text(w['steps'])}</h3>",
+            *steps,
+            f"<h3>{_text(w['answer'])}</h3>",
+            _answer(run, w),
+            _setup(run, w),
+            "</section>",
+        ]
+    )
+
+
+def _tool_table(tools: tuple[ToolStats, ...], w: dict[str, str]) -> str:
+    if not tools:
+        return ""
+    head = "".join(f"<th>{_text(w[k])}</th>" for k in ("tool", "calls", "ok", "errors", "mean", "max"))
+    rows = "".join(
+        f"<tr><td>{_text(t.tool)}</td><td class=n>{t.calls}</td><td class=n>{t.ok}</td><td class=n>{t.errors}</td>"
+        f"<td class=n>{format_duration(t.mean_ms)}</td><td class=n>{format_duration(t.max_ms)}</td></tr>"
+        for t in tools
+    )
+    return f'<h3>{_text(w["tool_summary"])}</h3><table class="tools"><tr>{head}</tr>{rows}</table>'
+
+
+def _step(step: StepView, m: StepMetrics | None, w: dict[str, str]) -> str:
+    body = [_field(w["reasoning"], step.reasoning), _field(w["thought"], step.thought)]
+    if not step.model_calls:
+        body.append(f"<p class=mute>{_text(w['no_reply'])}</p>")
+    if step.model_error:
+        body.append(_field(w["model_error"], step.model_error, error=True))
+    if step.format_error:
+        body.append(_field(w["format_error"], step.format_error, error=True))
+        body.append(_field(w["raw"], step.text or "") if (step.text or "").strip() != step.thought.strip() else "")
+    body += [_call(call, w) for call in step.tool_calls]
+    if step.final_answer is not None:
+        body.append(f'<p class="label">{_text(w["final"])}</p><div class="bubble a">{_rich(step.final_answer)}</div>')
+    if m is not None:
+        body.append(f'<p class="mute" data-step-metrics>{_text(_step_figures(m, w))}</p>')
+    return (
+        f'<details class="step" data-step="{step.number}"><summary>{_step_summary(step, m, w)}</summary>'
+        f"{''.join(body)}</details>"
+    )
+
+
+def _step_summary(step: StepView, m: StepMetrics | None, w: dict[str, str]) -> str:
+    what = ", ".join(a.tool for a in step.tool_calls) or (w["final"] if step.final_answer is not None else "")
+    parts = [w["step"].format(n=step.number), what]
+    if m is not None:
+        parts += [format_tokens(m.usage.total_tokens, estimated=m.usage.estimated), format_duration(m.latency_ms)]
+    badge = f'<span class="badge err">{_text(w["errors"])}</span>' if step.has_error else ""
+    return _text(" · ".join(p for p in parts if p)) + badge
+
+
+def _step_figures(m: StepMetrics, w: dict[str, str]) -> str:
+    u = m.usage
+    tokens = _tokens(u, w)
+    return (
+        f"{w['tokens']}: {tokens} · {w['latency']}: {format_duration(m.latency_ms)} · "
+        f"{w['ttft']}: {format_duration(m.ttft_ms)} · {w['cost']}: {format_cost(m.cost, estimated=u.estimated)}"
+    )
+
+
+def _call(call: ActionView, w: dict[str, str]) -> str:
+    arguments = json.dumps(call.arguments, ensure_ascii=False, indent=2) if call.arguments else "{}"
+    parts = [
+        f'<p class="label">{_text(w["action"])}: <code>{_text(call.tool)}</code></p>',
+        _field(w["arguments"], arguments),
+    ]
+    if call.finished is None:
+        parts.append(f"<p class=mute>{_text(w['not_finished'])}</p>")
+        return "".join(parts)
+    took = f" ({format_duration(call.duration_ms)})"
+    if call.error:
+        parts.append(_field(w["tool_error"] + took, call.error, error=True))
+    parts.append(_field(w["observation"] + took, call.output or ""))
+    return "".join(parts)
+
+
+def _field(label: str, text: str, *, error: bool = False) -> str:
+    if not text:
+        return ""
+    css = ' class="label err"' if error else ' class="label"'
+    return f"<p{css}>{_text(label)}</p><pre>{_text(text)}</pre>"
+
+
+def _setup(run: TurnView, w: dict[str, str]) -> str:
+    started = run.run_started
+    rows = [("model", w["model"], run.model or "?"), ("protocol", w["protocol"], run.protocol or "?")]
+    if started is not None:
+        names = [t.get("function", {}).get("name", "?") if isinstance(t, dict) else str(t) for t in started.tools]
+        rows.append(("tools", w["tools_offered"], ", ".join(names)))
+        rows += [
+            (f"setting-{k}", str(k), json.dumps(v, ensure_ascii=False)) for k, v in sorted(started.settings.items())
+        ]
+    return f'<details class="setup"><summary>{_text(w["setup"])}</summary>{_cells(rows)}</details>'

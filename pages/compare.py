@@ -1,0 +1,42 @@
+"""Compare: two turns of any sessions side by side; run a turn again with another model, protocol or setting."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from agent_core.store import SessionNotFound
+from sparrow_ui import compare
+from sparrow_ui.sidebar import frame
+from sparrow_ui.state import get_store
+from sparrow_ui.strings_demo import td
+
+config = frame()
+store = get_store()
+st.header(td("nav.compare"))
+st.caption(td("compare.intro"))
+sessions = store.list_sessions()
+if not sessions:
+    st.info(td("compare.need_turns"))
+    st.stop()
+
+left_column, right_column = st.columns(2, gap="large")
+try:
+    with left_column:
+        st.subheader(td("compare.left"))
+        left = compare.pick_turn(sessions, store, "left")
+    with right_column:
+        st.subheader(td("compare.right"))
+        right = compare.pick_turn(sessions, store, "right")
+except SessionNotFound as exc:
+    st.warning(str(exc))
+    st.stop()
+if left is None or right is None:
+    st.stop()
+with left_column:
+    compare.rerun_form(store, config, st.query_params["left"].partition(":")[0], left)
+
+comparison = compare.comparison_of(left, right)
+st.subheader(td("compare.metrics"))
+compare.metrics_table(comparison)
+st.subheader(td("compare.steps"))
+compare.steps_view(comparison)

@@ -1,0 +1,88 @@
+"""The Compare page (AppTest): two turns of any sessions, the differences marked, and "Run again with…"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from agent_core.agent import Agent
+from agent_core.examples import open_example
+from agent_core.sessions import run_in_session
+from agent_core.store import SessionStore
+from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
+from agent_core.testing.rule_llm import TWO_TOOLS
+from agent_core.tools import builtin_tools
+from agent_core.transcript import Transcript
+from tests.core.helpers import answer, react
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+REPLIES = [
+    react("First I multiply 17 by 23.", "calculator", expression="17 * 23"),
+    react("Now the date arithmetic.", "date_calculator", operation="add", date="2024-05-20", days=150),
+    answer("Both results are in.", "17 × 23 = 391, and 150 days after 2024-05-20 is 2024-10-17, a Thursday."),
+]
+
+
+def open_compare(left: str, right: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.run()
+    at.switch_page("pages/compare.py")
+    at.query_params["left"] = left
+    if right:
+        at.query_params["right"] = right
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def first_turn(store: SessionStore, session_id: str) -> str:
+    return f"{session_id}:{Transcript.from_events(store.events(session_id)).turns[0].run_id}"
+
+
+def test_two_examples_side_by_side_with_their_differences() -> None:
+    store = SessionStore.open()
+    dates, chinese = open_example(store, "dates"), open_example(store, "chinese")
+    at = open_compare(first_turn(store, dates.id), first_turn(store, chinese.id))
+    table = at.table[0].value
+    rows = {r["metric"]: r for r in table.to_dict("records")}
+    assert rows["steps"]["left"] == "3" and rows["steps"]["right"] == "3" and rows["steps"][""] == ""
+    assert rows["tokens"][""] == "≠"
+    assert "1 of 3 step pairs differ" in [c.value for c in at.caption]
+    changed = [m.value for m in at.markdown if "≠ **calculator**" in m.value]
+    assert changed and "expression" in changed[0]  # 0.175 * 2340 on the left, round(150 / 7, 1) on the right
+
+
+def test_run_again_with_the_other_protocol_forks_and_compares(fake_llm: FakeOpenAIServer) -> None:
+    store = SessionStore.open()
+    session = store.create_session()
+    list(
+        run_in_session(store, session.id, Agent(ScriptedModel(REPLIES, name="gpt-4o-mini"), builtin_tools()), TWO_TOOLS)
+    )
+    before = store.events(session.id)
+    at = open_compare(first_turn(store, session.id))
+    assert at.radio(key="rerun_protocol").value == "tools"
+    at.button(key="rerun_go").click()
+    at.run()
+    assert not at.exception, at.exception
+    fork_id, _, run_id = at.query_params["right"].partition(":")
+    assert fork_id != session.id and store.events(session.id) == before
+    assert store.get_session(fork_id).parent_id == session.id
+    rows = {r["metric"]: r for r in at.table[0].value.to_dict("records")}
+    assert (rows["protocol"]["left"], rows["protocol"]["right"], rows["protocol"][""]) == ("react", "tools", "≠")
+    assert rows["steps"]["right"] == "3" and rows["status"]["right"] == "completed"
+    assert Transcript.from_events(store.events(fork_id)).turns[0].run_id == run_id
+
+
+def test_hostile_tool_names_and_titles_stay_plain_text() -> None:
+    hostile = "![x](http://evil.example/x.png)"
+    store = SessionStore.open()
+    session = store.create_session(title=f"[t]({hostile}) **title**")
+    replies = [Reply.call(hostile), "ok"]
+    agent = Agent(ScriptedModel(replies), builtin_tools(), protocol="tools")
+    list(run_in_session(store, session.id, agent, "q"))
+    assert Transcript.from_events(store.events(session.id)).turns[0].steps[0].actions[0].tool == hostile
+    other = open_example(store, "dates")
+    at = open_compare(first_turn(store, session.id), first_turn(store, other.id))
+    shown = [m.value for m in at.markdown if "evil" in m.value]
+    assert shown and all("\\!\\[x\\]\\(http\\:" in v and "](http" not in v for v in shown), shown
