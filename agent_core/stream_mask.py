@@ -19,8 +19,10 @@ LOOKBACK = 256
 """Characters before the safe point that are re-read for context (a name before its value)."""
 MAX_RUN = 8192
 """Longest run of non-space characters held back whole (longer runs go out in parts)."""
-MIN_BATCH = 1
-"""Fewest characters worth masking and sending (each emission re-reads the bounded window: still linear)."""
+FIRST_BATCH = 32
+"""Fewest characters the first piece of a stream must make safe to go out at once; later pieces go out as
+soon as anything is safe. A reply that arrives in one piece then arrives as one delta, and a live stream
+pays at most one token of delay, on its first token only."""
 _KEEP = 4096
 """Slack before the buffer drops text that is past the lookback."""
 
@@ -35,16 +37,18 @@ class StreamMask:
         self.start = 0
         self.sent = 0
         """Absolute position up to which text went out."""
+        self.pieces = 0
 
     def feed(self, piece: str) -> str:
         """Take ``piece``; return masked text that can be shown now (possibly empty)."""
         self.buffer += piece
+        self.pieces += 1
         if self.check is None:
             return self._emit(self.start + len(self.buffer))
         if not isinstance(self.check, SecretMasker):
             return ""  # a custom check cannot tell where its findings are: show everything at the end
         safe = min(self.start + len(self.buffer) - HOLD, self._last_run())
-        return self._emit(safe) if safe - self.sent >= MIN_BATCH else ""
+        return self._emit(safe) if safe - self.sent >= (FIRST_BATCH if self.pieces == 1 else 1) else ""
 
     def flush(self) -> str:
         """The rest, masked: the stream ended."""
