@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import streamlit as st
 
 pytest_plugins = ["tests.postgres"]  # a real PostgreSQL: db_url / file_db_url run a test on both backends
 
@@ -91,3 +92,11 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest
     for name in _ENVIRONMENT_TO_CLEAR:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SPARROW_DATA_DIR", str(tmp_path_factory.mktemp("sparrow-data")))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_resources() -> Iterator[None]:
+    """Every test (AppTests anywhere) gets its own store and live-run registry, not a cached one of another."""
+    st.cache_resource.clear()
+    yield
+    st.cache_resource.clear()

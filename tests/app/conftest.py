@@ -1,22 +1,13 @@
-"""AppTest fixtures: a fresh store and fresh cached resources for every test, and the fake LLM."""
+"""AppTest fixtures: the fake LLM (tests/conftest.py gives every test fresh cached resources)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
-import streamlit as st
 
 from agent_core.testing import FakeOpenAIServer
 from agent_core.testing.rule_llm import rule_reply
-
-
-@pytest.fixture(autouse=True)
-def _fresh_resources() -> Iterator[None]:
-    """Each test gets its own store (SPARROW_DATA_DIR is a new temp dir per test) and live-run registry."""
-    st.cache_resource.clear()
-    yield
-    st.cache_resource.clear()
 
 
 @pytest.fixture
