@@ -34,6 +34,9 @@ examples.banner(view.info)
 if view.info is not None and not read_only():
     with export_column.popover(t("traces.export.button"), icon=":material/ios_share:", width="stretch"):
         exports.export_menu(store, view.info, prices())
+elif view.info is not None:  # a share link's viewer gets the report of what the link shows, nothing else
+    with export_column:
+        exports.report_button(store, view.info, prices(), key="shared_report")
 if chat_column.button(t("traces.open_chat"), icon=":material/chat:", key="open_chat", width="stretch"):
     open_in_chat(session_id)
 turns = view.transcript.turns

@@ -128,6 +128,7 @@ def test_a_share_link_shows_one_session_read_only_until_revoked(
     assert not at.sidebar.get("file_uploader") and "New chat" not in text
     traces = app(monkeypatch, None, "pages/traces.py", share=token)
     assert "6*7" in page_text(traces) and "12*12" not in page_text(traces)
+    assert [b.proto.label for b in traces.get("download_button")] == ["Download report (HTML)"]
     private = store.acting_as(alice).create_share_link(shared)[0]  # for signed-in viewers only
     assert [h.value for h in app(monkeypatch, None, share=private).header] == ["Sign in to Sparrow"]
     viewed_by_bob = page_text(app(monkeypatch, BOB, share=private))
