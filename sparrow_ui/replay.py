@@ -233,7 +233,8 @@ def _speed(row: DeltaGenerator) -> float:
         SPEEDS,
         key=SPEED_KEY,
         format_func=lambda s: f"{s:g}×",
-        label_visibility="collapsed",
+        help=t("traces.replay.pace", seconds=f"{FRAME_PAUSE_S:g}", words=f"{1 / WORD_S:g}" if WORD_S > 0 else "∞"),
+        label_visibility="visible",
         required=True,
     )
     return float(speed or 1.0)

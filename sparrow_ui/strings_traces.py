@@ -121,7 +121,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "traces.replay.pause": {"en": "Pause", "zh": "暂停"},
     "traces.replay.next": {"en": "Next step", "zh": "下一步"},
     "traces.replay.end": {"en": "Jump to the end", "zh": "跳到结尾"},
-    "traces.replay.speed": {"en": "Speed", "zh": "速度"},
+    "traces.replay.speed": {"en": "Demo pace", "zh": "演示节奏"},
+    "traces.replay.pace": {
+        "en": "A pace for watching, not the recorded timing: at 1× each step shows for {seconds} s and replies "
+        "stream at {words} words a second. The run's real durations are in the waterfall and the steps.",
+        "zh": "这是便于观看的节奏，而不是录制时的真实耗时：1× 时每一步停留 {seconds} 秒，"
+        "回复以每秒 {words} 个词的速度流出。运行的真实耗时见瀑布图和步骤表。",
+    },
     "traces.replay.frame": {"en": "{n} of {total}", "zh": "{n} / {total}"},
     "traces.replay.question": {"en": "the question", "zh": "提问"},
     "traces.replay.resumed": {"en": "resumed", "zh": "继续运行"},

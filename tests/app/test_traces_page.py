@@ -250,6 +250,8 @@ def test_replay_advances_step_by_step_and_back(store: SessionStore, monkeypatch:
     monkeypatch.setattr(replay, "WORD_S", 0.0)
     session_id = record(store, (QUESTION, TWO_TOOLS))
     at = tab(open_traces(session_id), "replay")
+    pace = at.get("button_group")[0].proto
+    assert pace.label == "Demo pace" and "not the recorded timing: at 1× each step shows for 1.2 s" in pace.help
     seen = []
     for _ in range(5):
         seen.append(at.get("progress")[0].proto.text)
