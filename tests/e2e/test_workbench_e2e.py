@@ -108,7 +108,10 @@ def test_a_new_turn_starts_with_an_empty_trace_that_stays_in_view(  # type: igno
         wait_for_app(tab)
     trace = tab.locator(".st-key-trace-column")
     trace.get_by_text("2 tool calls: calculator ×1, date_calculator ×1").wait_for()
+    # The answer shows before its run ends; a question asked before then would wait in the queue.
+    trace.get_by_text("Turn 3 · completed").wait_for()
     ask(tab, SLOW)
+    trace.get_by_text("Turn 4").first.wait_for()
     trace.get_by_text("running").first.wait_for()
     tab.wait_for_timeout(400)  # the old turn's blocks would show here, under the running step
     live_text = trace.inner_text()
