@@ -46,6 +46,25 @@ class Usage:
         )
 
 
+LATER = {"later": True}
+"""Field metadata of a field added after the log format was fixed: left out of ``to_dict`` while it holds its
+default, so logs do not grow by an empty key per event and files stay readable by earlier versions."""
+
+
+@cache
+def later_fields(cls: type) -> tuple[tuple[str, Any], ...]:
+    """The ``LATER`` fields of an event class, with their defaults."""
+    return tuple((f.name, f.default) for f in dataclasses.fields(cls) if f.metadata.get("later"))
+
+
+def without_unset(fields: dict[str, Any], cls: type) -> dict[str, Any]:
+    """``fields`` without the ``LATER`` fields that hold their default (the dict itself, changed)."""
+    for name, default in later_fields(cls):
+        if fields.get(name) == default or fields.get(name) == plain(default):
+            del fields[name]
+    return fields
+
+
 @dataclass(frozen=True, kw_only=True)
 class EventBase:
     """Base of every event: its type tag, which run it belongs to and when it happened."""
@@ -58,8 +77,8 @@ class EventBase:
     """Unix time at which the event was emitted."""
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain, JSON-ready dict with a ``type`` discriminator."""
-        return {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        """Plain, JSON-ready dict with a ``type`` discriminator (a ``LATER`` field only when it is set)."""
+        return without_unset({f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}, type(self))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -148,6 +167,8 @@ class ModelFinished(EventBase):
     """Time to the first streamed token, when streaming."""
     finish_reason: str | None = None
     """Why the model stopped (``stop``, ``length``, ``tool_calls``, ``stop_at_observation``...)."""
+    retried_after: tuple[str, ...] = field(default=(), metadata=LATER)
+    """Failed attempts the client repeated before this reply: HTTP codes (``"503"``) or ``"connection"``."""
     messages: tuple[dict[str, Any], ...] = ()
     """The messages sent to the model after the first ``messages_kept`` ones (see ``full_messages``)."""
     messages_kept: int = 0

@@ -114,6 +114,7 @@ class Thinking:
             latency_ms=timing.total_ms,
             ttft_ms=timing.first_ms,
             finish_reason=completion.finish_reason,
+            retried_after=completion.retried_after,
             messages=tuple(messages[kept:]),
             messages_kept=kept,
         )

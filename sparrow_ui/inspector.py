@@ -261,6 +261,8 @@ def raw_output(call: ModelFinished) -> None:
         f"{t('traces.col.ttft')} {format_duration(call.ttft_ms)}",
         f"finish_reason: {call.finish_reason or '—'}",
     ]
+    if call.retried_after:
+        facts.append(t("chip.model_retry", what=", ".join(call.retried_after)))
     st.caption(neutralize(" · ".join(facts)))
 
 

@@ -97,13 +97,20 @@ def format_retry_number(turn: TurnView, index: int) -> int:
 
 
 def retried_after(step: StepView) -> str | None:
-    """``503`` (or ``an error``) when a model call of this step failed and a later one in the step answered."""
+    """``503`` (or ``503, 429``, ``no reply``...) when the step's model call got its answer only after failures.
+
+    Two kinds count: a failed call the loop made again, and attempts the openai client repeated on its
+    own inside the call that answered (``ModelFinished.retried_after``).
+    """
     calls = step.model_calls
-    failed = [c for c in calls[:-1] if c.error]
-    if not failed or calls[-1].error:
+    if not calls or calls[-1].error:
         return None
-    code = _HTTP_CODE.search(failed[-1].error or "")
-    return code.group(1) if code else t("chip.an_error")
+    reasons: list[str] = []
+    if failed := [c for c in calls[:-1] if c.error]:
+        code = _HTTP_CODE.search(failed[-1].error or "")
+        reasons.append(code.group(1) if code else t("chip.an_error"))
+    reasons += [t("chip.no_reply") if r == "connection" else r for r in calls[-1].retried_after]
+    return ", ".join(dict.fromkeys(reasons)) or None
 
 
 def _signature(action: ActionView) -> str:

@@ -16,6 +16,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "chip.format_retry": {"en": "format retry {n}/{max}", "zh": "格式重试 {n}/{max}"},
     "chip.model_retry": {"en": "retried after {what}", "zh": "{what} 后已重试"},
     "chip.an_error": {"en": "an error", "zh": "出错"},
+    "chip.no_reply": {"en": "no reply", "zh": "无响应"},
     "chip.model_error": {"en": "model error", "zh": "模型错误"},
     "chip.stopped": {"en": "stopped by user", "zh": "已被用户停止"},
     "chip.step_limit": {"en": "step limit reached", "zh": "已达步数上限"},

@@ -47,6 +47,8 @@ class Completion:
     latency_ms: float = 0.0
     ttft_ms: float | None = None
     finish_reason: str | None = None
+    retried_after: tuple[str, ...] = ()
+    """Failed attempts the client repeated before this reply: HTTP codes (``"503"``) or ``"connection"``."""
 
 
 @dataclass

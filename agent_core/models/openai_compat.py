@@ -13,6 +13,7 @@ import openai
 import pydantic
 from openai.types.chat import ChatCompletion
 
+from agent_core.models.attempts import AttemptLog
 from agent_core.models.base import Completion, ModelOutput, ModelRequest, ToolCall
 from agent_core.models.endpoint_check import (
     as_chunk,
@@ -61,12 +62,15 @@ class OpenAIChatModel:
         self.json_mode: str = "json_schema"
         """How a ``json_schema`` response format is sent: as is, or as ``json_object`` once the server refused it."""
         self._max_tokens_field = "max_tokens"
-        # The openai client retries 429, 5xx, timeouts and connection errors with exponential backoff.
+        # The openai client retries 429, 5xx, timeouts and connection errors with exponential backoff;
+        # the attempt log notes each attempt's status so a step can say it was retried after a 503.
+        self._attempts = AttemptLog()
         self._client = openai.OpenAI(
             api_key=key or NO_KEY_PLACEHOLDER,
             base_url=self.base_url,
             timeout=timeout,
             max_retries=max_retries,
+            http_client=openai.DefaultHttpxClient(event_hooks={"response": [self._attempts.hook]}),
         )
 
     def __repr__(self) -> str:
@@ -144,6 +148,7 @@ class OpenAIChatModel:
             raise self._translate(exc) from None
         except openai.OpenAIError as exc:
             raise self._translate(exc) from None
+        self._attempts.retries_taken = raw.retries_taken
         return self._checked(raw, stream)
 
     def _checked(self, raw: Any, stream: bool) -> Any:
@@ -183,7 +188,9 @@ class OpenAIChatModel:
         stop = threading.Event()
 
         def chunks() -> Iterator[Any]:
+            self._attempts.start()
             stream = self._create(request, stream=True)
+            acc.retried_after = self._attempts.retried_after()
             try:
                 for chunk in stream:
                     if stop.is_set():
@@ -222,7 +229,7 @@ class OpenAIChatModel:
     def _whole(self, request: ModelRequest) -> Completion:
         started = time.perf_counter()
         try:
-            response = next(pumped(lambda: iter([self._create(request, stream=False)]), request.cancel))
+            response, retried = next(pumped(lambda: iter([self._attempted(request)]), request.cancel))
         except openai.OpenAIError as exc:
             raise self._translate(exc) from None
         latency = (time.perf_counter() - started) * 1000
@@ -243,7 +250,14 @@ class OpenAIChatModel:
             latency_ms=latency,
             ttft_ms=None,
             finish_reason=choice.finish_reason,
+            retried_after=retried,
         )
+
+    def _attempted(self, request: ModelRequest) -> tuple[ChatCompletion, tuple[str, ...]]:
+        """A whole (unstreamed) reply, and what the client retried to get it."""
+        self._attempts.start()
+        response = self._create(request, stream=False)
+        return response, self._attempts.retried_after()
 
     def _translate(self, exc: Exception) -> ModelError:
         return translate_error(exc, endpoint=self.endpoint, model=self.name, timeout=self.timeout)

@@ -81,6 +81,7 @@ class StreamAccumulator:
         self.usage: Usage | None = None
         self.finish_reason: str | None = None
         self.ttft_ms: float | None = None
+        self.retried_after: tuple[str, ...] = ()
 
     def add(self, chunk: Any) -> list[TextChunk]:
         if getattr(chunk, "usage", None):
@@ -124,6 +125,7 @@ class StreamAccumulator:
             latency_ms=latency_ms,
             ttft_ms=self.ttft_ms,
             finish_reason=self.finish_reason,
+            retried_after=self.retried_after,
         )
 
 

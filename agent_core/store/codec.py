@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from agent_core.events import EVENT_TYPES, Event, EventFormatError, event_from_dict
+from agent_core.events import EVENT_TYPES, Event, EventFormatError, event_from_dict, without_unset
 
 
 def encode(event: Event) -> str:
@@ -35,7 +35,7 @@ def _fields_of(value: Any) -> dict[str, Any]:
     fields = getattr(value, "__dict__", None)
     if fields is None:
         fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    return {"type": value.type, **fields} if isinstance(value, Event) else fields
+    return without_unset({"type": value.type, **fields}, type(value)) if isinstance(value, Event) else fields
 
 
 def decode(kind: str, payload: str | bytes) -> Event:

@@ -210,6 +210,7 @@ def _model_span(call: TimedCall, m: ModelFinished, index: int, ctx: _Context) ->
         "sparrow.ttft_ms": m.ttft_ms,
         "sparrow.latency_ms": m.latency_ms,
         "sparrow.format_error": m.format_error,
+        "sparrow.retried_after": m.retried_after or None,
         "sparrow.cost_usd": ctx.prices.cost(m.usage, model),
         "error.type": "model_error" if m.error else None,
     }

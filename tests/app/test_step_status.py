@@ -10,12 +10,19 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from agent_core.agent import Agent
+from agent_core.events import ModelFinished
+from agent_core.models.openai_compat import OpenAIChatModel
+from agent_core.sessions import run_in_session
 from agent_core.store import SessionStore
+from agent_core.testing import FakeOpenAIServer, Reply
+from agent_core.tools import builtin_tools
 from agent_core.transcript import Transcript
 from sparrow_ui.i18n import STRINGS
 from sparrow_ui.literal import literal
 from sparrow_ui.step_status import raw_arguments, repeated_from
-from tests.app.demo_session import MARKDOWN_QUESTION, record_demo
+from tests.app.demo_session import MARKDOWN_QUESTION, MODEL, record_demo
+from tests.core.helpers import answer, react
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 30
@@ -118,3 +125,23 @@ def test_replay_opens_the_traces_page_on_that_turns_replay(demo: tuple[SessionSt
     assert at.selectbox(key="traces_run.en").value == second
     assert at.session_state["_traces_tab_index"] == 2
     assert any(b.label == "Next step" for b in at.button)  # the replay player is drawn
+
+
+def test_a_step_the_client_had_to_retry_says_after_what(demo: tuple[SessionStore, str]) -> None:
+    store, _ = demo
+    session = store.create_session()
+    replies = [
+        Reply(status=503),
+        react("Multiply.", "calculator", expression="6 * 7"),
+        Reply(status=429),
+        Reply(status=502),
+        answer("Done.", "6 × 7 = 42."),
+    ]
+    with FakeOpenAIServer(replies) as server:
+        model = OpenAIChatModel(MODEL, api_key="sk-test", base_url=server.base_url, timeout=5)
+        list(run_in_session(store, session.id, Agent(model, tools=builtin_tools()), "What is 6 * 7?"))
+    labels = [label for label, _ in steps(chat_on(session.id, 1))]
+    assert ":orange-badge[retried after 503]" in labels[0] and ":green-badge" not in labels[0]
+    assert ":orange-badge[retried after 429, 502]" in labels[1]
+    first = store.events(session.id)
+    assert [e.retried_after for e in first if isinstance(e, ModelFinished)] == [("503",), ("429", "502")]

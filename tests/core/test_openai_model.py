@@ -100,6 +100,23 @@ def test_transient_errors_are_retried(status: int) -> None:
     assert len(server.requests) == 3
 
 
+@pytest.mark.parametrize("streaming", [True, False])
+def test_a_reply_says_which_failed_attempts_the_client_retried(streaming: bool) -> None:
+    replies = [Reply(status=503), Reply(status=429), "recovered", "first time"]
+    with FakeOpenAIServer(replies) as server:
+        model = model_for(server, max_retries=3, streaming=streaming)
+        retried = complete(model, ModelRequest(HELLO))
+        clean = complete(model, ModelRequest(HELLO))
+    assert (retried.text, retried.retried_after) == ("recovered", ("503", "429"))
+    assert (clean.text, clean.retried_after) == ("first time", ())
+
+
+def test_an_attempt_that_got_no_reply_in_time_is_named_a_lost_connection() -> None:
+    with FakeOpenAIServer([Reply("late", delay=2.0), "on time"]) as server:
+        completion = complete(model_for(server, max_retries=2, timeout=0.5), ModelRequest(HELLO))
+    assert (completion.text, completion.retried_after) == ("on time", ("connection",))
+
+
 def test_rate_limit_after_retries_is_explained() -> None:
     with FakeOpenAIServer([Reply(status=429, text="slow down")] * 3) as server, pytest.raises(ModelError) as caught:
         complete(model_for(server, max_retries=2), ModelRequest(HELLO))
