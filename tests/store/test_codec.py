@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
-from agent_core.events import EVENT_TYPES, EventFormatError, ToolFinished
+from agent_core.events import EVENT_TYPES, EventFormatError, ModelFinished, ToolFinished
 from agent_core.store.codec import decode, encode
 from tests.store.helpers import arithmetic_agent, every_event_type
 
@@ -39,3 +40,13 @@ def test_damaged_rows_are_named() -> None:
 def test_dict_keys_json_cannot_take_fall_back_to_to_dict() -> None:
     event = ToolFinished(run_id="r", ts=1.0, step=1, call_id="c", tool="t", details={(1, 2): "pair"})
     assert json.loads(encode(event))["details"] == {"(1, 2)": "pair"}
+
+
+def test_a_field_added_later_is_stored_only_when_it_is_set() -> None:
+    plain = ModelFinished(run_id="r", step=1, text="hi")
+    retried = dataclasses.replace(plain, retried_after=("503", "connection"))
+    assert "retried_after" not in json.loads(encode(plain)) and "retried_after" not in plain.to_dict()
+    assert json.loads(encode(retried))["retried_after"] == ["503", "connection"] == retried.to_dict()["retried_after"]
+    for event in (plain, retried):
+        assert json.loads(encode(event)) == event.to_dict()
+        assert decode("model_finished", encode(event)) == event
