@@ -13,6 +13,7 @@ from sparrow_ui import examples
 from sparrow_ui.auth import read_only
 from sparrow_ui.conversation import conversation, recent_turns, trace_panel
 from sparrow_ui.i18n import t
+from sparrow_ui.imported import imported_mark
 from sparrow_ui.layout import TRACE_KEY, page_style, scroll_trace_to
 from sparrow_ui.live_turn import approval_boxes, follow, waiting
 from sparrow_ui.runs import active_run, ask, queued, resume_interrupted, start_queued, stop
@@ -44,6 +45,7 @@ viewing = read_only()
 if not viewing:
     session_controls(store, view, busy=live is not None)
 examples.banner(view.info)
+imported_mark(view.info)
 if flash := st.session_state.pop("flash", None):
     st.success(flash)
 

@@ -11,6 +11,7 @@ from agent_core.store import SessionNotFound, SnapshotNotFound
 from agent_core.untrusted import neutralize, plain
 from sparrow_ui import examples
 from sparrow_ui.i18n import t
+from sparrow_ui.imported import imported_mark
 from sparrow_ui.ownership import owner_note, share_menu
 from sparrow_ui.runs import live_run_id
 from sparrow_ui.sidebar import frame
@@ -33,6 +34,7 @@ for info in sessions:
         about = f"{format_timestamp(info.updated_at)} · {model} · {info.config.protocol} · `{info.id}`"
         top.caption(neutralize(about))
         with top:
+            imported_mark(info)
             owner_note(store, info)
             share_menu(store, info)
         left, middle, right = actions.columns(3)

@@ -9,6 +9,7 @@ from agent_core.timeline import build_timeline
 from sparrow_ui import charts, compare, examples, exports, inspector, overview, replay
 from sparrow_ui.auth import read_only
 from sparrow_ui.i18n import t
+from sparrow_ui.imported import imported_mark
 from sparrow_ui.runs import live_run_id as live_run_id_of
 from sparrow_ui.session_view import prices, session_view
 from sparrow_ui.sidebar import frame
@@ -31,6 +32,7 @@ except SessionNotFound:
     st.warning(t("session.not_found", id=session_id))
     st.stop()
 examples.banner(view.info)
+imported_mark(view.info)
 if view.info is not None and not read_only():
     with export_column.popover(t("traces.export.button"), icon=":material/ios_share:", width="stretch"):
         exports.export_menu(store, view.info, prices())

@@ -90,6 +90,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "session.download": {"en": "Download session", "zh": "下载会话"},
     "session.upload": {"en": "Upload a session file", "zh": "上传会话文件"},
     "session.uploaded": {"en": "Imported as a new session: {title}", "zh": "已导入为新会话：{title}"},
+    "session.imported": {"en": "Imported copy", "zh": "导入的副本"},
+    "session.imported_at": {"en": "Imported from a session file on {when}", "zh": "于 {when} 从会话文件导入"},
     "session.upload_failed": {"en": "This file cannot be imported: {error}", "zh": "无法导入此文件：{error}"},
     "session.load": {"en": "Open a session", "zh": "打开会话"},
     "session.open": {"en": "Open", "zh": "打开"},

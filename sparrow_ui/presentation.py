@@ -16,6 +16,7 @@ from agent_core.store import SessionNotFound
 from agent_core.untrusted import plain
 from sparrow_ui import examples, replay
 from sparrow_ui.i18n import LANGUAGES, t
+from sparrow_ui.imported import imported_mark
 from sparrow_ui.navigation import through_app
 from sparrow_ui.presentation_link import LANG_PARAM, PRESENT_PARAM
 from sparrow_ui.session_view import prices, session_view
@@ -62,6 +63,7 @@ def presentation() -> None:
     state = replay.cursor(f"present:{view.info.id}", len(frames))
     _header(view.info.title, view.info.id, state)
     examples.banner(view.info, compact=True)
+    imported_mark(view.info)
     scene = replay.Scene(events, frames, view.run_metrics, prices(), 1, widths=(1, 1))
     scene.place()
     if state["animate"]:

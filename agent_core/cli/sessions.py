@@ -117,9 +117,17 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not sessions:
         print("no sessions yet", file=sys.stderr)
     for s in sessions:
-        mark = "  [example: scripted, not a live model]" if example_name(s) else ""
-        print(f"{s.id}  {format_timestamp(s.updated_at)}  {s.last_seq:>6} events  {s.title}{mark}")
+        print(f"{s.id}  {format_timestamp(s.updated_at)}  {s.last_seq:>6} events  {s.title}{_mark(s)}")
     return EXIT_OK
+
+
+def _mark(session: SessionInfo) -> str:
+    """What a listed session is, when it is not the user's own: a shipped example, or an imported copy."""
+    if example_name(session):
+        return "  [example: scripted, not a live model]"
+    if session.imported_at is not None:
+        return f"  [imported copy, {format_timestamp(session.imported_at)}]"
+    return ""
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -144,6 +152,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"model {config.model or '?'} · protocol {config.protocol} · endpoint {config.base_url or 'default'}")
     if session.owner:
         print(f"owner {session.owner}")
+    if session.imported_at is not None:
+        print(f"imported copy: imported from a session file {format_timestamp(session.imported_at)}")
     if session.forked_from:
         print(f"forked from snapshot {session.forked_from} of {session.parent_id or 'a deleted session'}")
     for snap in snapshots:
@@ -283,4 +293,5 @@ def _session_json(session: SessionInfo) -> dict[str, object]:
         "protocol": session.config.protocol,
         "parent_id": session.parent_id,
         "example": example_name(session),
+        "imported_at": session.imported_at,
     }

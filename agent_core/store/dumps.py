@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,8 +32,11 @@ class Dumps(EventLog):
             )
             return SessionDump.model_construct(**fields_of(row, SessionRecord), events=events, snapshots=snapshots)
 
-    def add_dump(self, dump: SessionDump) -> SessionInfo:
-        """Write a whole session, the actor's, in one transaction (all or nothing); ids already in use are replaced."""
+    def add_dump(self, dump: SessionDump, *, imported: bool = False) -> SessionInfo:
+        """Write a whole session, the actor's, in one transaction (all or nothing); ids already in use are replaced.
+
+        ``imported``: it comes from a session file, so the new session is marked an imported copy (``imported_at``).
+        """
         self.actor.check_writable()
         with self._write() as db:
             session_id = dump.id if db.get(SessionRow, dump.id) is None else new_id("ses")
@@ -45,6 +49,7 @@ class Dumps(EventLog):
                     "last_seq": max((e.seq for e in dump.events), default=0),
                     "parent_id": parent,
                     "owner": self.actor.owner,
+                    "imported_at": time.time() if imported else None,
                 }
             )
             db.add(row)

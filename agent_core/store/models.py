@@ -123,6 +123,13 @@ class Owned(SQLModel):
     """The owner's OpenID Connect subject (or CLI ``--user``); None: made without sign-in, an admin may claim it."""
 
 
+class Imported(SQLModel):
+    """When a session came in from a session file (never in the file: each copy is marked where it is imported)."""
+
+    imported_at: float | None = None
+    """Unix time of the import; None for a session made here (a new chat, a fork, a rerun)."""
+
+
 class SessionRecord(Configured, SessionLineage, SessionHead, Identified):
     """A session as the session file carries it (no ``last_seq``: the file's events give it)."""
 
@@ -144,7 +151,7 @@ class SchemaRow(SQLModel, table=True):
     """Bumped on every incompatible change; a newer version than this build knows is refused."""
 
 
-class SessionRow(Owned, SessionLineage, Configured, SessionSeq, SessionHead, Identified, table=True):
+class SessionRow(Imported, Owned, SessionLineage, Configured, SessionSeq, SessionHead, Identified, table=True):
     """A conversation: its title, configuration (never a secret) and where it was forked from."""
 
     __tablename__ = "sessions"

@@ -16,6 +16,7 @@ from agent_core.store.config import SessionConfig
 from agent_core.store.models import (
     Configured,
     Identified,
+    Imported,
     Owned,
     SessionHead,
     SessionLineage,
@@ -38,7 +39,7 @@ def fields_of(source: object, shape: type[SQLModel]) -> dict[str, Any]:
     return {name: getattr(source, name) for name in shape.model_fields}
 
 
-class SessionInfo(Owned, SessionLineage, Configured, SessionSeq, SessionHead, Identified):
+class SessionInfo(Imported, Owned, SessionLineage, Configured, SessionSeq, SessionHead, Identified):
     """One session as listed and opened."""
 
     model_config = FROZEN

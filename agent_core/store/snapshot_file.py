@@ -115,8 +115,8 @@ def export_filename(session: SessionInfo) -> str:
 
 
 def import_session(store: SessionStore, data: bytes | str, *, max_bytes: int = MAX_IMPORT_BYTES) -> SessionInfo:
-    """Validate a session file and add it as a new session (fresh ids if its ids exist); raises SessionFileError."""
-    return store.add_dump(parse_document(data, max_bytes=max_bytes))
+    """Validate a session file and add it as a new, imported session (fresh ids if taken); raises SessionFileError."""
+    return store.add_dump(parse_document(data, max_bytes=max_bytes), imported=True)
 
 
 def parse_document(data: bytes | str, *, max_bytes: int = MAX_IMPORT_BYTES) -> SessionDump:

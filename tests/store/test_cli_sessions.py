@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from agent_core.cli import main
+from agent_core.formatting import format_timestamp
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, Reply
 from tests.core.helpers import answer, react
@@ -120,6 +121,24 @@ def test_list_show_rename_export_import_delete(
 
     assert sparrow(capsys, "sessions", "delete", session_id, "--db", url)[0] == 0
     assert sparrow(capsys, "sessions", "list", "--db", url, "--json")[1] == "[]\n"
+
+
+def test_list_and_show_mark_an_imported_copy(capsys: pytest.CaptureFixture[str], url: str, tmp_path: Path) -> None:
+    store = SessionStore.open(url)
+    mine = store.create_session(title="mine")
+    store.close()
+    target = tmp_path / "mine.sparrow.json"
+    assert sparrow(capsys, "sessions", "export", mine.id, "--db", url, "-o", str(target))[0] == 0
+    code, copy_id, _ = sparrow(capsys, "sessions", "import", str(target), "--db", url)
+    copy_id = copy_id.strip()
+    listed = {s["id"]: s for s in json.loads(sparrow(capsys, "sessions", "list", "--db", url, "--json")[1])}
+    imported_at = listed[copy_id]["imported_at"]
+    assert code == 0 and listed[mine.id]["imported_at"] is None and isinstance(imported_at, float)
+    lines = {line.split()[0]: line for line in sparrow(capsys, "sessions", "list", "--db", url)[1].splitlines()}
+    assert lines[copy_id].endswith(f"  mine  [imported copy, {format_timestamp(imported_at)}]")
+    assert lines[mine.id].endswith("  mine")
+    assert "imported copy: imported from a session file" in sparrow(capsys, "sessions", "show", copy_id, "--db", url)[1]
+    assert "imported" not in sparrow(capsys, "sessions", "show", mine.id, "--db", url)[1]
 
 
 @pytest.mark.parametrize(

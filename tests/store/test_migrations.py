@@ -83,6 +83,7 @@ def test_a_database_made_before_migrations_is_upgraded_and_loses_nothing(empty_d
     assert old_rows(empty_db_url) == before
     assert schema_state(empty_db_url).revision == head_revision()
     done, copy, half = sorted(store.list_sessions(), key=lambda s: s.created_at)
+    assert [s.imported_at for s in (done, copy, half)] == [None] * 3  # made before the mark existed: not known
     assert store.events(done.id) == persisted(every_event_type("run_done")) == store.events(copy.id)
     assert store.interrupted_run(half.id).question == "What is 6*7?"  # type: ignore[union-attr]
     memories = MemoryStore(store.engine)

@@ -12,7 +12,8 @@ def columns(row: type) -> list[str]:
 
 def test_table_columns_keep_their_historic_order() -> None:
     assert columns(SessionRow) == [
-        "id", "title", "created_at", "updated_at", "last_seq", "config", "parent_id", "forked_from", "owner"
+        "id", "title", "created_at", "updated_at", "last_seq", "config", "parent_id", "forked_from", "owner",
+        "imported_at",
     ]  # fmt: skip
     assert columns(SnapshotRow) == ["id", "session_id", "name", "created_at", "upto_seq", "title", "config", "owner"]
     assert columns(EventRow) == ["session_id", *StoredEvent._fields]
@@ -31,7 +32,8 @@ def test_file_records_are_the_tables_without_store_bookkeeping() -> None:
     assert set(columns(SessionRow)) - set(SessionRecord.model_fields) == {
         "last_seq",
         "owner",
-    }  # owner: an imported file becomes the importer's
+        "imported_at",
+    }  # owner: an imported file becomes the importer's; imported_at: set where it is imported
     assert list(FileSnapshot.model_fields) == list(SnapshotRecord.model_fields)
     assert set(columns(SnapshotRow)) - set(SnapshotRecord.model_fields) == {"session_id", "owner"}
     assert list(SessionDump.model_fields) == [*SessionRecord.model_fields, "events", "snapshots"]

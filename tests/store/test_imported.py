@@ -1,0 +1,86 @@
+"""Imported copies: a session from a session file is marked with ``imported_at``; nothing made here is."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from alembic import command
+from sqlalchemy import create_engine, inspect, text
+
+from agent_core.rerun import fork_before_run
+from agent_core.sessions import config_from_agent
+from agent_core.store import SessionFileError, SessionStore, export_session, import_session
+from agent_core.store.schema import _config
+from tests.store.helpers import arithmetic_agent, persisted, run
+
+BEFORE = "0004_owners_and_share_links"
+
+
+@pytest.fixture
+def session_id(store: SessionStore) -> str:
+    """A session of the user's own, with one run and a snapshot."""
+    agent = arithmetic_agent()
+    session = store.create_session(config_from_agent(agent))
+    run(store, session.id, agent, "What is 6*7?")
+    store.save_snapshot(session.id, "answered")
+    return session.id
+
+
+def test_an_imported_session_is_marked_with_the_time_of_its_import(store: SessionStore, session_id: str) -> None:
+    before = time.time()
+    copy = import_session(store, export_session(store, session_id))
+    assert copy.imported_at is not None and before <= copy.imported_at <= time.time()
+    assert store.get_session(copy.id).imported_at == copy.imported_at
+    assert {s.id: s.imported_at for s in store.list_sessions()} == {session_id: None, copy.id: copy.imported_at}
+
+
+def test_a_new_session_and_forks_of_an_imported_copy_are_not_imported(store: SessionStore, session_id: str) -> None:
+    copy = import_session(store, export_session(store, session_id))
+    assert store.create_session().imported_at is None
+    [snapshot] = store.list_snapshots(copy.id)
+    assert store.fork_snapshot(snapshot.id).imported_at is None
+    run_id = store.events(copy.id)[0].run_id
+    assert fork_before_run(store, copy.id, run_id).imported_at is None
+
+
+def test_the_mark_is_not_in_the_file_and_a_copy_of_a_copy_is_marked_anew(store: SessionStore, session_id: str) -> None:
+    first = import_session(store, export_session(store, session_id))
+    data = export_session(store, first.id)
+    assert "imported_at" not in data.decode()
+    time.sleep(0.01)
+    second = import_session(store, data)
+    assert second.imported_at is not None and first.imported_at is not None
+    assert second.id != first.id and second.imported_at > first.imported_at
+
+
+def test_a_file_that_claims_to_be_imported_already_is_refused(store: SessionStore, session_id: str) -> None:
+    document = json.loads(export_session(store, session_id))
+    document["session"]["imported_at"] = 1.0
+    with pytest.raises(SessionFileError, match=r"session\.imported_at"):
+        import_session(store, json.dumps(document))
+    assert [s.id for s in store.list_sessions()] == [session_id]
+
+
+def test_the_imported_migration_goes_down_and_up_and_old_sessions_read_none(file_db_url: str) -> None:
+    store = SessionStore.open(file_db_url)
+    agent = arithmetic_agent()
+    session = store.create_session(config_from_agent(agent))
+    events = run(store, session.id, agent, "What is 6*7?")
+    copy = import_session(store, export_session(store, session.id))
+    store.close()
+    engine = create_engine(file_db_url)
+    with engine.begin() as conn:
+        config = _config()
+        config.attributes["connection"] = conn
+        command.downgrade(config, BEFORE)
+    with engine.connect() as conn:
+        assert "imported_at" not in {c["name"] for c in inspect(conn).get_columns("sessions")}
+        assert conn.execute(text("SELECT count(*) FROM events")).scalar() == 2 * len(persisted(events))
+    engine.dispose()
+    reopened = SessionStore.open(file_db_url)  # upgraded again on open: the column is back, empty
+    assert {s.id: s.imported_at for s in reopened.list_sessions()} == {session.id: None, copy.id: None}
+    assert reopened.events(copy.id) == reopened.events(session.id) == persisted(events)
+    assert import_session(reopened, export_session(reopened, copy.id)).imported_at is not None
+    reopened.close()
