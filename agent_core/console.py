@@ -20,7 +20,7 @@ from agent_core.events import (
     ToolFinished,
     ToolStarted,
 )
-from agent_core.formatting import plural
+from agent_core.formatting import format_duration, plural
 
 
 class TracePrinter:
@@ -73,13 +73,14 @@ class TracePrinter:
     def _tool_line(self, event: ToolFinished) -> str:
         mark = "✗" if event.error else "←"
         text = event.output if len(event.output) <= 600 else event.output[:600] + "…"
-        line = f"{mark} {text}  " + self._dim(f"({event.duration_ms:.0f} ms)")
+        line = f"{mark} {text}  " + self._dim(f"({format_duration(event.duration_ms)})")
         return self._red(line) if event.error else line
 
     def _model_line(self, event: ModelFinished) -> str | None:
         usage = event.usage
         tokens = f"{usage.prompt_tokens}+{usage.completion_tokens} tokens{' (est.)' if usage.estimated else ''}"
-        stats = self._dim(f"   [{event.latency_ms / 1000:.2f} s · {tokens}]")
+        retried = f" · retried after {', '.join(event.retried_after)}" if event.retried_after else ""
+        stats = self._dim(f"   [{format_duration(event.latency_ms)} · {tokens}{retried}]")
         if event.error:
             return self._red(f"✗ model error: {event.error}") + stats
         if event.format_error:
@@ -91,7 +92,8 @@ class TracePrinter:
         mark = "✓" if event.status == "completed" else "✗"
         text = (
             f"{mark} {event.status} · {plural(event.steps, 'step')} · {plural(event.tool_calls, 'tool call')} · "
-            f"{usage.total_tokens:,} tokens{' (est.)' if usage.estimated else ''} · {event.duration_ms / 1000:.2f} s"
+            f"{usage.total_tokens:,} tokens{' (est.)' if usage.estimated else ''} · "
+            f"{format_duration(event.duration_ms)}"
         )
         if event.error:
             text += f"\n  {event.error}"

@@ -22,11 +22,11 @@ from agent_core.transcript import ActionView, StepView, TurnView
 from agent_core.untrusted import neutralize
 from sparrow_ui import render
 from sparrow_ui.i18n import t
+from sparrow_ui.table_cells import COST, DURATION_MS, styled
 from sparrow_ui.widgets import choose, translated_selectbox
 
 LONG_TEXT = 1500
 """Texts longer than this get a scrolling box instead of their full height."""
-COST_FORMAT = "$%.5f"
 
 
 def run_summary(metrics: RunMetrics, status: str) -> None:
@@ -78,7 +78,7 @@ def step_rows(metrics: RunMetrics, turn: TurnView) -> list[dict[str, Any]]:
                 "estimated": m.usage.estimated,
                 "latency_ms": m.latency_ms,
                 "ttft_ms": m.ttft_ms,
-                "tool_ms": m.tool_ms,
+                "tool_ms": m.tool_ms if m.tools else None,  # no tool called: "—", not "0 ms"
                 "cost": m.cost,
                 "error": step_problem(view, m),
                 "tools": m.tools,
@@ -140,7 +140,10 @@ def steps_table(metrics: RunMetrics, turn: TurnView) -> None:
     table_key = f"steps_{turn.run_id}"
     column = st.column_config
     st.dataframe(
-        [{k: v for k, v in row.items() if k != "tools"} for row in shown],
+        styled(
+            [{k: v for k, v in row.items() if k != "tools"} for row in shown],
+            {"latency_ms": DURATION_MS, "ttft_ms": DURATION_MS, "tool_ms": DURATION_MS, "cost": COST},
+        ),
         key=table_key,
         on_select=functools.partial(_select_from_table, table_key, turn.run_id, [row["step"] for row in shown]),
         selection_mode="single-row",
@@ -153,10 +156,10 @@ def steps_table(metrics: RunMetrics, turn: TurnView) -> None:
             "prompt": column.NumberColumn(t("traces.tokens.prompt"), format="localized"),
             "completion": column.NumberColumn(t("traces.tokens.completion"), format="localized"),
             "estimated": column.CheckboxColumn(t("traces.col.estimated"), help=t("traces.tokens.estimated_help")),
-            "latency_ms": column.NumberColumn(t("traces.col.latency"), format="%.0f ms"),
-            "ttft_ms": column.NumberColumn(t("traces.col.ttft"), format="%.0f ms"),
-            "tool_ms": column.NumberColumn(t("traces.col.tool_time"), format="%.0f ms"),
-            "cost": column.NumberColumn(t("traces.col.cost"), format=COST_FORMAT, help=t("traces.col.cost_help")),
+            "latency_ms": column.NumberColumn(t("traces.col.latency")),
+            "ttft_ms": column.NumberColumn(t("traces.col.ttft")),
+            "tool_ms": column.NumberColumn(t("traces.col.tool_time")),
+            "cost": column.NumberColumn(t("traces.col.cost"), help=t("traces.col.cost_help")),
             "error": column.TextColumn(t("traces.col.error"), width="medium"),
         },
     )

@@ -14,11 +14,11 @@ from agent_core.transcript import TurnView
 from sparrow_ui.i18n import status_label, t
 from sparrow_ui.session_view import SessionView
 from sparrow_ui.state import open_session, select_turn, selected_turn
+from sparrow_ui.table_cells import COST, seconds, styled
 from sparrow_ui.widgets import translated_selectbox
 
 SESSION_KEY = "traces_session"
 RUN_KEY = "traces_run"
-COST_FORMAT = "$%.5f"
 """USD with enough digits for a single cheap call; an unknown price is left blank."""
 
 
@@ -141,7 +141,7 @@ def session_table(view: SessionView, live_run_id: str | None) -> None:
     """Every run of the session with status, steps, tokens, cost and duration."""
     column = st.column_config
     st.dataframe(
-        run_rows(view, live_run_id),
+        styled(run_rows(view, live_run_id), {"cost": COST, "seconds": seconds}),
         hide_index=True,
         column_config={
             "turn": column.NumberColumn("#", width="small"),
@@ -152,8 +152,8 @@ def session_table(view: SessionView, live_run_id: str | None) -> None:
             "errors": column.NumberColumn(t("traces.col.errors")),
             "tokens": column.NumberColumn(t("traces.col.tokens"), format="localized"),
             "estimated": column.CheckboxColumn(t("traces.col.estimated"), help=t("traces.tokens.estimated_help")),
-            "cost": column.NumberColumn(t("traces.col.cost"), format=COST_FORMAT, help=t("traces.col.cost_help")),
-            "seconds": column.NumberColumn(t("traces.col.duration"), format="%.2f s"),
+            "cost": column.NumberColumn(t("traces.col.cost"), help=t("traces.col.cost_help")),
+            "seconds": column.NumberColumn(t("traces.col.duration")),
             "started": column.TextColumn(t("traces.col.started")),
         },
     )

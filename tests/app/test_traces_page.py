@@ -548,3 +548,26 @@ def test_a_long_run_gets_the_compact_waterfall() -> None:
     spec = charts.waterfall_chart(timeline).to_dict()
     assert spec["mark"]["type"] == "rule" and spec["encoding"]["y"]["field"] == "step"
     assert spec["height"] == charts.COMPACT_HEIGHT
+
+
+def _shown_cells(element: Any) -> dict[str, list[str]]:
+    """What the table's cells show (the Styler's display values), by column."""
+    shown = pa.ipc.open_stream(element.proto.arrow_data.styler.display_values).read_all().to_pandas()
+    return {str(c): [str(v) for v in shown[c]] for c in element.value.columns if c in shown}
+
+
+def test_table_cells_read_like_the_rest_of_the_app_and_an_unknown_price_is_a_dash(store: SessionStore) -> None:
+    session = store.create_session()
+    model = Agent(ScriptedModel(TWO_TOOLS, name="my-local-model"), tools=builtin_tools())
+    list(run_in_session(store, session.id, model, QUESTION))
+    at = open_traces(session.id)
+    steps, step_costs = _shown_cells(at.dataframe[0]), at.dataframe[0].value["cost"].tolist()
+    tab(at, "session")
+    runs = _shown_cells(at.dataframe[0])
+    assert steps["cost"] == ["—", "—", "—"] and runs["cost"] == ["—"]
+    assert all(cell == "<1 ms" or cell.endswith(" ms") for cell in steps["tool_ms"][:2])
+    assert steps["tool_ms"][2] == "—"  # the answer step called no tool
+    assert all(cell == "<1 ms" or cell.endswith(" ms") for cell in steps["latency_ms"] + steps["ttft_ms"])
+    assert runs["seconds"][0].endswith(("ms", " s"))
+    assert not any("None" in cell for cells in (*steps.values(), *runs.values()) for cell in cells)
+    assert step_costs == [-1.0] * 3  # numbers, so a click on the header sorts them (unknown first)
