@@ -82,6 +82,7 @@ def test_transient_429_and_503_are_retried() -> None:
         done = sparrow(server, "ask", SEED, "--no-save")
     assert done.returncode == 0, done.stderr
     assert len(server.requests) == 4
+    assert "retried after 429]" in done.stderr and "retried after 503]" in done.stderr
 
 
 def test_a_stalled_server_ends_with_a_clear_timeout() -> None:
