@@ -4,7 +4,7 @@ Existing sessions get NULL: they read as made here (an import from before this r
 
 Revision ID: 0005_imported_at
 Revises: 0004_owners_and_share_links
-Create Date: 2026-12-02
+Create Date: 2026-12-01
 """
 
 from collections.abc import Sequence
