@@ -23,7 +23,9 @@ if not sessions:
     st.info(t("traces.no_sessions"))
     st.stop()
 
-session_column, run_column, export_column, chat_column = st.columns([5, 5, 2, 2], vertical_alignment="bottom")
+session_column, run_column, export_column, chat_column, compare_column = st.columns(
+    [4, 4, 2, 2, 2], vertical_alignment="bottom"
+)
 with session_column:
     session_id = overview.pick_session(sessions, current_session_id())
 try:
@@ -52,7 +54,7 @@ if live_run_id is not None:
     refresh.button(t("traces.refresh"), icon=":material/refresh:", key="refresh", width="stretch")
 with run_column:
     turn = overview.pick_run(turns, live_run_id)
-with chat_column:
+with compare_column:
     compare.compare_button(session_id, turn.run_id)
 run_events = [e for e in view.events if e.run_id == turn.run_id]
 

@@ -56,7 +56,11 @@ def run_summary(metrics: RunMetrics, status: str) -> None:
 
 def step_problem(step: StepView | None, metrics: StepMetrics) -> str:
     """What went wrong in a step, in one line ("" when nothing did)."""
-    tool_errors = [f"{a.tool}: {a.error}" for a in (step.actions if step else []) if a.error]
+    tool_errors = [
+        a.error if a.error.startswith(f"{a.tool}:") else f"{a.tool}: {a.error}"  # a tool may name itself already
+        for a in (step.actions if step else [])
+        if a.error
+    ]
     problems = [p for p in (metrics.error, metrics.format_error, *tool_errors) if p]
     return " · ".join(" ".join(p.split()) for p in problems)
 

@@ -173,6 +173,7 @@ def test_the_steps_table_filters_errors_and_tools(store: SessionStore) -> None:
     table = at.dataframe[0].value
     assert table["step"].tolist() == [1]
     assert "division by zero" in table["error"][0]
+    assert table["error"][0].count("calculator:") == 1  # the tool's own prefix is not doubled
     at.toggle(key=f"errors_only_{run_id}").set_value(False).run()
     at.selectbox(key="traces_run.en").set_value(at.selectbox(key="traces_run.en").options[0])
     at.run()
