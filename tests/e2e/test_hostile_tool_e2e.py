@@ -59,6 +59,7 @@ def _probe(url: str, stop: threading.Event, latencies: list[float]) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.solo  # its latency bound is about this app, not about a neighbour test's browser on the same cores
 def test_health_answers_while_hostile_tool_calls_run(browser, hostile_app: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     context.set_default_timeout(60_000)

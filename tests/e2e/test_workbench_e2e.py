@@ -7,8 +7,11 @@ Each test runs its own server on a fresh data directory: the settings it changes
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -62,10 +65,28 @@ def expect_settings_kept(page) -> None:  # type: ignore[no-untyped-def]
     expect(side.locator('label:has-text("原生工具调用") input')).to_be_checked()
 
 
+def saved(data: Path, **expected: Any) -> None:
+    """Wait until the server wrote these settings: the rerun that records a click has run.
+
+    A click shows in the browser at once, but on a busy machine the rerun that keeps it may not have started
+    when the test clicks on; a page change then would race it, as a person clicking that fast would.
+    """
+    deadline, current = time.monotonic() + 20, {}
+    while time.monotonic() < deadline:
+        try:
+            current = json.loads((data / "ui_settings.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            current = {}
+        if all(current.get(name) == value for name, value in expected.items()):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the server did not save {expected}; it has {current}")
+
+
 def test_settings_and_language_stay_across_every_page_and_a_reload(  # type: ignore[no-untyped-def]
     tab, server: tuple[str, Path], fake_llm: FakeOpenAIServer, viewport: tuple[int, int]
 ) -> None:
-    url, _ = server
+    url, data = server
     tab.goto(url)
     wait_for_app(tab)
     side = tab.get_by_test_id("stSidebarUserContent")
@@ -77,6 +98,7 @@ def test_settings_and_language_stay_across_every_page_and_a_reload(  # type: ign
     wait_for_app(tab)
     side.get_by_text("智能体", exact=True).click()
     side.get_by_text("原生工具调用").click()
+    saved(data, cfg_model="fake-model", cfg_protocol="tools")
     wait_for_app(tab)
     expect(side.locator('label:has-text("原生工具调用") input')).to_be_checked()
     expect(side.get_by_label("模型名称")).to_have_value("fake-model")
