@@ -1,15 +1,19 @@
 """Model Context Protocol servers as tool sources: configuration, live sessions, and their tools in the catalogue.
 
 ``load_mcp_tools()`` finds the configuration (``--mcp-config``, $SPARROW_MCP_CONFIG or ./mcp.json), starts the
-servers and returns their tools. The servers need the official SDK (``pip install 'sparrow-agent[mcp]'``): when it
-is installed it is imported with this package (about 0.4 s of CPU, once per process); when it is not, configured
-servers are reported as unavailable and everything else works. Without a configuration nothing is started.
+servers and returns their tools. The servers need the official SDK (``pip install 'sparrow-agent[mcp]'``): it is
+imported the first time a configured server is needed (about 0.8 s, once per process), so commands and app
+starts without MCP servers do not pay for it; when it is missing, configured servers are reported as
+unavailable and everything else works. Without a configuration nothing is started.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterable
+from functools import cache
+from types import ModuleType
 
 from agent_core.mcp.config import (
     CONFIG_ENV,
@@ -26,17 +30,25 @@ SDK_MODULES = frozenset({"mcp", "mcp_types", "httpx2", "jsonschema"})
 """Top-level modules of the optional SDK and its dependencies."""
 MISSING_SDK = "the mcp package is not installed (pip install 'sparrow-agent[mcp]')"
 
-try:
-    from agent_core.mcp.servers import McpServers, shared_servers
-except ModuleNotFoundError as missing:  # the optional SDK; any other missing module is a real error
-    if (missing.name or "").split(".")[0] not in SDK_MODULES:
-        raise
-    McpServers = shared_servers = None  # type: ignore[assignment,misc]
+
+@cache
+def _with_sdk() -> ModuleType | None:
+    """``agent_core.mcp.servers`` (the half that needs the SDK), imported on first use; None without the SDK.
+
+    The one deferred import in agent_core (tests/core/test_layout.py names it): the SDK and its dependencies
+    take about 0.8 s to import, which every command and app start would pay without a server configured.
+    """
+    try:
+        return importlib.import_module("agent_core.mcp.servers")
+    except ModuleNotFoundError as missing:  # the optional SDK; any other missing module is a real error
+        if (missing.name or "").split(".")[0] not in SDK_MODULES:
+            raise
+        return None
 
 
 def sdk_installed() -> bool:
     """True when the official ``mcp`` SDK (and so MCP servers) can be used."""
-    return shared_servers is not None
+    return _with_sdk() is not None
 
 
 def load_mcp_tools(config: str | os.PathLike[str] | McpConfig | None = None, *, taken: Iterable[str] = ()) -> McpTools:
@@ -53,9 +65,10 @@ def load_mcp_tools(config: str | os.PathLike[str] | McpConfig | None = None, *, 
         return McpTools()
     if not parsed.servers:
         return McpTools(errors=parsed.errors)
-    if shared_servers is None or not sdk_installed():
+    servers = _with_sdk()
+    if servers is None or not sdk_installed():
         return _without_sdk(parsed)
-    return shared_servers().tools(parsed, taken)
+    return servers.shared_servers().tools(parsed, taken)
 
 
 def _read(explicit: str | os.PathLike[str] | None) -> McpConfig | None:
@@ -76,7 +89,6 @@ __all__ = [
     "CONFIG_ENV",
     "McpConfig",
     "McpConfigError",
-    "McpServers",
     "McpTools",
     "ServerConfig",
     "ServerHandle",

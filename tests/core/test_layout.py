@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "agent_core"
@@ -83,6 +85,33 @@ def test_no_import_inside_a_function_or_behind_type_checking() -> None:
             elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
                 hidden.append(f"{name}:{node.lineno}")
     assert hidden == []
+
+
+DEFERRED_IMPORTS = {
+    "agent_core.mcp": "the MCP SDK takes ~0.8 s to import; only a configured server needs it",
+    "agent_core.tools.plugins": "plugin modules are named by the user (SPARROW_TOOLS, entry points)",
+    "agent_core.trace_export.otlp": "the OpenTelemetry SDK is an optional extra, needed only to send",
+    "agent_core.trace_export.otlp_http": "the OTLP protobuf classes are an optional extra, needed only to send",
+}
+"""The modules allowed to import something on first use (through importlib), each with its reason."""
+
+
+def test_a_deferred_import_is_one_named_here_with_its_reason() -> None:
+    deferring = sorted(
+        {
+            name
+            for name, tree in _modules().items()
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and "import_module" in ast.unparse(node.func)
+        }
+    )
+    assert deferring == sorted(DEFERRED_IMPORTS)
+
+
+def test_a_command_without_mcp_servers_does_not_import_the_sdk() -> None:
+    code = "import sys, agent_core.cli.main; print(sorted({'mcp', 'mcp_types'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 def test_modules_and_functions_stay_small() -> None:
