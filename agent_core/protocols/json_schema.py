@@ -12,11 +12,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agent_core.models.base import Completion, Message, ToolCall
-from agent_core.protocols.base import AgentProtocol, Decision
+from agent_core.models.base import Completion, Message
+from agent_core.protocols.base import Decision
 from agent_core.protocols.json_reply import read_reply, response_format
+from agent_core.protocols.prompted import PromptedProtocol, one_call
 from agent_core.tools.base import Tool, ToolSet
-from agent_core.tools.runner import CallRequest
 
 _FORMAT = """Reply with exactly one JSON object and nothing else, in one of these two shapes.
 
@@ -42,16 +42,18 @@ Observation: 397.8
 {"thought": "I have the result.", "final_answer": "17% of 2,340 is 397.8."}"""
 
 
-class JsonSchemaProtocol(AgentProtocol):
+class JsonSchemaProtocol(PromptedProtocol):
     """ReAct steps as JSON objects, constrained by a JSON Schema built from the offered tools."""
 
     name = "json"
+    reply_format = _FORMAT
+    rules = _RULES
+    example = _EXAMPLE
 
-    def system_prompt(self, tools: Sequence[Tool], instructions: str | None = None) -> str:
-        """Role, tools with their parameter schemas, the JSON reply format, rules and an example."""
-        intro = instructions or "You are Sparrow, a careful assistant that solves tasks step by step with tools."
-        listing = "\n".join(_describe(t) for t in tools) or "(no tools are available: answer directly)"
-        return f"{intro}\n\nYou have these tools:\n{listing}\n\n{_FORMAT}\n\n{_RULES}\n\n{_EXAMPLE}"
+    def describe(self, tool: Tool) -> str:
+        """Name, description and the whole JSON Schema of the arguments."""
+        params = json.dumps(tool.parameters, ensure_ascii=False)
+        return f"- {tool.name}: {tool.description}\n  Arguments (JSON schema): {params}"
 
     def request_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
         """The reply's JSON Schema as the request's ``response_format``."""
@@ -66,35 +68,12 @@ class JsonSchemaProtocol(AgentProtocol):
         if reply.final_answer is not None:
             return Decision(thought=reply.thought, final_answer=reply.final_answer, assistant=assistant)
         assert reply.tool is not None
-        arguments = json.dumps(reply.arguments, ensure_ascii=False)
-        return Decision(
-            thought=reply.thought,
-            calls=(CallRequest("call_1", reply.tool, reply.arguments),),
-            assistant=assistant,
-            tool_calls=(ToolCall("call_1", reply.tool, arguments),),
-        )
+        return one_call(reply.thought, reply.tool, reply.arguments, assistant)
 
     def assistant_message(self, text: str, tool_calls: Sequence[dict[str, Any]]) -> Message:
         """The model's JSON reply as it wrote it."""
         return {"role": "assistant", "content": text.strip()}
 
-    def observation_messages(self, results: Sequence[tuple[str, str, str]]) -> list[Message]:
-        """One user message starting with ``Observation:`` per result, as in the text protocol."""
-        return [{"role": "user", "content": f"Observation: {output}"} for _, _, output in results]
-
     def history_answer(self, answer: str) -> str:
         """Earlier answers in the same JSON shape, so the model keeps to it."""
         return json.dumps({"thought": "I can answer.", "final_answer": answer}, ensure_ascii=False)
-
-    def correction_message(self, problem: str, tools: Sequence[Tool]) -> Message:
-        """Name the problem and restate the format and the valid tools."""
-        names = ", ".join(t.name for t in tools) or "(none)"
-        return {
-            "role": "user",
-            "content": f"Your last reply could not be used: {problem}.\n{_FORMAT}\n\nValid tool names: {names}.",
-        }
-
-
-def _describe(t: Tool) -> str:
-    params = json.dumps(t.parameters, ensure_ascii=False)
-    return f"- {t.name}: {t.description}\n  Arguments (JSON schema): {params}"

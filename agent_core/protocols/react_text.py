@@ -6,11 +6,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agent_core.models.base import Completion, Message, ToolCall
-from agent_core.protocols.base import AgentProtocol, Decision
+from agent_core.models.base import Completion, Message
+from agent_core.protocols.base import Decision
+from agent_core.protocols.prompted import PromptedProtocol, one_call
 from agent_core.protocols.react_parser import observation_index, parse_react
 from agent_core.tools.base import Tool, ToolSet
-from agent_core.tools.runner import CallRequest
 
 STOP_SEQUENCES = ["\nObservation:", "Observation:", "Observation："]
 
@@ -43,16 +43,19 @@ Thought: I have the result.
 Final Answer: 17% of 2,340 is 397.8."""
 
 
-class ReactTextProtocol(AgentProtocol):
+class ReactTextProtocol(PromptedProtocol):
     """Works with any chat model, including small local ones: tools are described in the prompt."""
 
     name = "react"
+    reply_format = _FORMAT
+    rules = _RULES
+    example = _EXAMPLE
 
-    def system_prompt(self, tools: Sequence[Tool], instructions: str | None = None) -> str:
-        """Role, tools with their parameter schemas, the format, rules and a worked example."""
-        intro = instructions or "You are Sparrow, a careful assistant that solves tasks step by step with tools."
-        listing = "\n".join(_describe(t) for t in tools) or "(no tools are available: answer directly)"
-        return f"{intro}\n\nYou have these tools:\n{listing}\n\n{_FORMAT}\n\n{_RULES}\n\n{_EXAMPLE}"
+    def describe(self, tool: Tool) -> str:
+        """Name, description, the parameters' schemas and which are required."""
+        params = json.dumps(tool.parameters.get("properties", {}), ensure_ascii=False)
+        required = ", ".join(tool.parameters.get("required", [])) or "none"
+        return f"- {tool.name}: {tool.description}\n  Parameters (JSON schema): {params}\n  Required: {required}"
 
     def request_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
         """Stop before a model can invent its own Observation."""
@@ -67,14 +70,7 @@ class ReactTextProtocol(AgentProtocol):
         parsed = parse_react(completion.text, {t.name: t for t in tools})
         assistant = self.assistant_message(parsed.text, ())
         if parsed.action is not None:
-            arguments = json.dumps(parsed.arguments, ensure_ascii=False)
-            call = CallRequest("call_1", parsed.action, parsed.arguments, parsed.input_problem)
-            return Decision(
-                thought=parsed.thought,
-                calls=(call,),
-                assistant=assistant,
-                tool_calls=(ToolCall("call_1", parsed.action, arguments),),
-            )
+            return one_call(parsed.thought, parsed.action, parsed.arguments, assistant, parsed.input_problem)
         return Decision(
             thought=parsed.thought,
             final_answer=parsed.final_answer,
@@ -87,24 +83,6 @@ class ReactTextProtocol(AgentProtocol):
         cut = observation_index(text)
         return {"role": "assistant", "content": (text if cut is None else text[:cut]).rstrip()}
 
-    def observation_messages(self, results: Sequence[tuple[str, str, str]]) -> list[Message]:
-        """One user message starting with ``Observation:`` per result."""
-        return [{"role": "user", "content": f"Observation: {output}"} for _, _, output in results]
-
     def history_answer(self, answer: str) -> str:
         """Earlier answers keep the Final Answer format, so the model keeps to it too."""
         return f"Final Answer: {answer}"
-
-    def correction_message(self, problem: str, tools: Sequence[Tool]) -> Message:
-        """Restate the format, naming what was wrong and the valid tools."""
-        names = ", ".join(t.name for t in tools) or "(none)"
-        return {
-            "role": "user",
-            "content": f"Your last reply could not be used: {problem}.\n{_FORMAT}\n\nValid tool names: {names}.",
-        }
-
-
-def _describe(t: Tool) -> str:
-    params = json.dumps(t.parameters.get("properties", {}), ensure_ascii=False)
-    required = ", ".join(t.parameters.get("required", [])) or "none"
-    return f"- {t.name}: {t.description}\n  Parameters (JSON schema): {params}\n  Required: {required}"
