@@ -21,6 +21,8 @@ from typing import Any
 from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
+from tests.observability.span_dicts import plain, spans_of
+
 
 @dataclass(frozen=True)
 class Received:
@@ -141,31 +143,3 @@ def decode(body: bytes, content_type: str) -> Any:
                     if key in span:
                         span[key] = base64.b64encode(bytes.fromhex(span[key])).decode()
     return json_format.ParseDict(document, message)  # strict: an unknown field raises
-
-
-def spans_of(request: Any) -> list[dict[str, Any]]:
-    """The request's spans as plain dicts (ids as hex, attributes as a dict)."""
-    return [
-        {
-            "trace": span.trace_id.hex(),
-            "span": span.span_id.hex(),
-            "parent": span.parent_span_id.hex() or None,
-            "name": span.name,
-            "kind": span.kind,
-            "start": span.start_time_unix_nano,
-            "end": span.end_time_unix_nano,
-            "attributes": {a.key: plain(a.value) for a in span.attributes},
-            "status": (span.status.code, span.status.message),
-        }
-        for resource in request.resource_spans
-        for scope in resource.scope_spans
-        for span in scope.spans
-    ]
-
-
-def plain(value: Any) -> Any:
-    """An AnyValue as a Python value (arrays as tuples)."""
-    kind = value.WhichOneof("value")
-    if kind == "array_value":
-        return tuple(plain(v) for v in value.array_value.values)
-    return getattr(value, kind)

@@ -29,6 +29,7 @@ from agent_core.trace_export import (
 from agent_core.trace_export.openinference import is_openinference
 from tests.observability.builders import MODEL, PRICES, T0, session, started, step, tool_start
 from tests.observability.conftest import Collector
+from tests.observability.span_dicts import expected_spans, plain, spans_of
 
 T0_NS = round(T0 * 1e9)
 
@@ -296,52 +297,6 @@ def proto_json(document: dict[str, Any]) -> str:
     return json.dumps(document)
 
 
-def plain_value(value: Any) -> Any:
-    """An OTLP AnyValue (protobuf message) as a Python value."""
-    kind = value.WhichOneof("value")
-    if kind == "array_value":
-        return tuple(plain_value(v) for v in value.array_value.values)
-    return getattr(value, kind)
-
-
-def proto_spans(request: Any) -> list[dict[str, Any]]:
-    """Every span of an ExportTraceServiceRequest as a plain dict (ids as hex)."""
-    return [
-        {
-            "trace": span.trace_id.hex(),
-            "span": span.span_id.hex(),
-            "parent": span.parent_span_id.hex() or None,
-            "name": span.name,
-            "kind": span.kind,
-            "start": span.start_time_unix_nano,
-            "end": span.end_time_unix_nano,
-            "attributes": {a.key: plain_value(a.value) for a in span.attributes},
-            "status": (span.status.code, span.status.message),
-        }
-        for resource in request.resource_spans
-        for scope in resource.scope_spans
-        for span in scope.spans
-    ]
-
-
-def expected_spans(spans: list[SpanData]) -> list[dict[str, Any]]:
-    """What ``proto_spans`` should find for Sparrow's spans."""
-    return [
-        {
-            "trace": s.trace_id,
-            "span": s.span_id,
-            "parent": s.parent_span_id,
-            "name": s.name,
-            "kind": {"internal": 1, "client": 3}[s.kind],
-            "start": s.start_ns,
-            "end": s.end_ns,
-            "attributes": dict(s.attributes),
-            "status": (2, s.error) if s.error else (0, ""),
-        }
-        for s in spans
-    ]
-
-
 def test_otlp_json_is_a_valid_export_trace_service_request() -> None:
     service = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
     json_format = pytest.importorskip("google.protobuf.json_format")
@@ -356,8 +311,8 @@ def test_otlp_json_is_a_valid_export_trace_service_request() -> None:
     # Parse strictly: an unknown or misspelt field, a wrong type or a bad enum fails here.
     request = json_format.Parse(proto_json(document), service.ExportTraceServiceRequest())
     spans = build_spans(events, session_id="s1", prices=PRICES, include_content=True)
-    assert proto_spans(request) == expected_spans(spans)
-    resource = {a.key: plain_value(a.value) for a in request.resource_spans[0].resource.attributes}
+    assert spans_of(request) == expected_spans(spans)
+    resource = {a.key: plain(a.value) for a in request.resource_spans[0].resource.attributes}
     assert resource["service.name"] == "sparrow"
     assert request.resource_spans[0].scope_spans[0].scope.name == "agent_core.trace_export"
 
@@ -373,8 +328,8 @@ def test_sent_through_the_sdk_exporter_the_collector_receives_the_same_spans(
     assert (collector.paths, collector.content_types) == (["/v1/traces"], ["application/x-protobuf"])
     [request] = collector.requests
     spans = build_spans(events, session_id="s1", prices=PRICES, include_content=True)
-    assert proto_spans(request) == expected_spans(spans)
-    resource = {a.key: plain_value(a.value) for a in request.resource_spans[0].resource.attributes}
+    assert spans_of(request) == expected_spans(spans)
+    resource = {a.key: plain(a.value) for a in request.resource_spans[0].resource.attributes}
     assert resource["service.name"] == "sparrow"
 
 

@@ -42,6 +42,7 @@ from tests.observability.builders import (
 )
 from tests.observability.conftest import Collector
 from tests.observability.otlp_receiver import OtlpReceiver
+from tests.observability.span_dicts import expected_spans
 from tests.store.helpers import arithmetic_agent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,21 +89,7 @@ def env_for(receiver: OtlpReceiver | str, **extra: str) -> dict[str, str]:
 
 def expected(spans: list[SpanData]) -> list[dict[str, Any]]:
     """What the receiver should decode for ``spans``, sorted by span id."""
-    found = [
-        {
-            "trace": s.trace_id,
-            "span": s.span_id,
-            "parent": s.parent_span_id,
-            "name": s.name,
-            "kind": {"internal": 1, "client": 3}[s.kind],
-            "start": s.start_ns,
-            "end": s.end_ns,
-            "attributes": dict(s.attributes),
-            "status": (2, s.error) if s.error else (0, ""),
-        }
-        for s in spans
-    ]
-    return sorted(found, key=lambda s: s["span"])
+    return sorted(expected_spans(spans), key=lambda s: s["span"])
 
 
 def run_live(agent: Agent, env: dict[str, str], **options: Any) -> tuple[list[Event], int]:
