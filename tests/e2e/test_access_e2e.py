@@ -149,6 +149,7 @@ def test_a_share_link_is_read_only_and_stops_once_revoked(browser, auth_app: str
     assert guest.get_by_role("link", name="Sessions").count() == 0
 
     owner.get_by_role("button", name="Revoke").first.click()
+    owner.get_by_text("· revoked ·").first.wait_for()  # the server ran the click (a busy one may take seconds)
     wait_for_app(owner)
     guest.goto(link)
     wait_for_app(guest)
