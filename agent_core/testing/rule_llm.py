@@ -18,6 +18,9 @@ from agent_core.testing.server import FakeOpenAIServer
 
 TWO_TOOLS = "What is 17 * 23, and what weekday is 150 days after 2024-05-20?"
 SLOW = "Tell me a very long story slowly."
+PONDER = "Think it over for a long while."
+PONDER_SECONDS = 15.0
+"""How long the model behind ``PONDER`` is silent before its answer (a slow reasoning model)."""
 
 
 def rule_reply(body: dict[str, Any]) -> Reply:
@@ -28,6 +31,8 @@ def rule_reply(body: dict[str, Any]) -> Reply:
     observations = _observations(messages)
     if SLOW.lower() in question.lower():
         return Reply("Thought: " + "once upon a time " * 400, chunk_delay=0.05)
+    if PONDER.lower() in question.lower():
+        return _final(style, "That took a while.", "I have thought it over.", delay=PONDER_SECONDS)
     if m := re.search(r"fetch (https?://\S+)", question, re.I):
         if not observations:
             return _call(style, "I will fetch the page.", "fetch_url", {"url": m.group(1)})
@@ -104,12 +109,13 @@ def _call(style: str, thought: str, tool: str, arguments: dict[str, Any]) -> Rep
     return Reply(text, chunk_delay=0.01)
 
 
-def _final(style: str, thought: str, answer: str) -> Reply:
+def _final(style: str, thought: str, answer: str, *, delay: float = 0.0) -> Reply:
     if style == "json":
-        return Reply(json.dumps({"thought": thought, "final_answer": answer}, ensure_ascii=False), chunk_delay=0.01)
+        text = json.dumps({"thought": thought, "final_answer": answer}, ensure_ascii=False)
+        return Reply(text, chunk_delay=0.01, delay=delay)
     if style == "tools":
-        return Reply(answer, chunk_delay=0.01)
-    return Reply(f"Thought: {thought}\nFinal Answer: {answer}", chunk_delay=0.01)
+        return Reply(answer, chunk_delay=0.01, delay=delay)
+    return Reply(f"Thought: {thought}\nFinal Answer: {answer}", chunk_delay=0.01, delay=delay)
 
 
 def main() -> None:

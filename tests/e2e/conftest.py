@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -112,6 +113,24 @@ def app_url(fake_llm: FakeOpenAIServer, tmp_path_factory: pytest.TempPathFactory
         yield url
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """When a browser test fails, its report carries the page's address and visible text, and a screenshot is saved.
+
+    A timeout alone ("waiting for … to be visible") does not say what the page showed instead; this does.
+    """
+    report = yield
+    tab = getattr(item, "funcargs", {}).get("page")
+    if call.when == "call" and report.failed and tab is not None:
+        try:
+            text = tab.evaluate("() => document.body.innerText")  # type: ignore[attr-defined]
+            report.sections.append(("page at failure", f"{tab.url}\n{text[-4000:]}"))  # type: ignore[attr-defined]
+            shot(tab, f"failed_{item.name}")
+        except Exception as error:  # a closed page must not hide the real failure
+            report.sections.append(("page at failure", f"(could not read the page: {error})"))
+    return report
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     """Headless Debian chromium driven by Playwright (never a downloaded browser)."""
@@ -151,3 +170,19 @@ def wait_for_app(tab: object) -> None:
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
         timeout=30_000,
     )
+
+
+def run_settled(tab: object) -> None:
+    """Wait until the Chat page has drawn a finished run from the store (its Stop button is gone) and is idle.
+
+    The streamed answer is on the page a moment before the run's final redraw; a click in between would race it.
+    """
+    tab.get_by_role("button", name="Stop").wait_for(state="detached", timeout=30_000)  # type: ignore[attr-defined]
+    wait_for_app(tab)
+
+
+def open_page(tab: object, title: str, path: str) -> None:
+    """Click ``title`` in the sidebar's page list and wait until the browser is on ``/path`` and the page is drawn."""
+    tab.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()  # type: ignore[attr-defined]
+    tab.wait_for_url(re.compile(rf"/{re.escape(path)}(\?|$)"))  # type: ignore[attr-defined]
+    wait_for_app(tab)

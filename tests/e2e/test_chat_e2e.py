@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 from playwright.sync_api import expect
 
 from agent_core.store.snapshot_file import parse_document
-from agent_core.testing.rule_llm import SLOW, TWO_TOOLS
-from tests.e2e.conftest import shot, wait_for_app
+from agent_core.testing.rule_llm import PONDER, PONDER_SECONDS, SLOW, TWO_TOOLS
+from tests.e2e.conftest import open_page, run_settled, shot, wait_for_app
 
 ANSWER = "17 × 23 = 391, and 150 days after 2024-05-20 is 2024-10-17, a Thursday."
 
@@ -108,6 +109,25 @@ def test_stop_a_slow_run(page, app_url: str) -> None:  # type: ignore[no-untyped
     in_chat(page, "No answer (stopped).").wait_for(timeout=15_000)
     wait_for_app(page)
     shot(page, "chat_07_stopped")
+
+
+def test_a_page_link_works_at_once_while_the_model_is_silent(page, app_url: str) -> None:  # type: ignore[no-untyped-def]
+    """While a step waits on a slow model nothing new is drawn; a click on another page still opens it at once.
+
+    (The chat page used to notice the click only at the run's next event: here, 15 s later.)
+    """
+    page.goto(app_url)
+    wait_for_app(page)
+    ask(page, PONDER)
+    page.get_by_role("button", name="Stop").wait_for()
+    clicked = time.monotonic()
+    open_page(page, "Traces", "traces")
+    page.get_by_text("A run of this session is in progress").wait_for()
+    assert time.monotonic() - clicked < PONDER_SECONDS / 2
+    open_page(page, "Chat", "")
+    in_chat(page, "I have thought it over.").wait_for(timeout=PONDER_SECONDS * 2000)  # the run went on meanwhile
+    run_settled(page)
+    shot(page, "chat_07b_page_link_while_waiting")
 
 
 def test_chinese_ui(page, app_url: str) -> None:  # type: ignore[no-untyped-def]

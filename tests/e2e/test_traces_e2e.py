@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from agent_core.testing.rule_llm import TWO_TOOLS
-from tests.e2e.conftest import shot, wait_for_app
+from tests.e2e.conftest import open_page, run_settled, shot, wait_for_app
 
 ANSWER = "150 days after 2024-05-20 is 2024-10-17"
 FOLLOW_UP = "Add 9 to that"
@@ -26,7 +26,7 @@ def ask(page: Any, question: str, answer: str) -> None:
     box.fill(question)
     box.press("Enter")
     page.get_by_text(answer).first.wait_for(timeout=30_000)
-    wait_for_app(page)
+    run_settled(page)
 
 
 def open_tab(page: Any, name: str) -> None:
@@ -59,8 +59,7 @@ def test_the_traces_page_of_a_real_session(page: Any, app_url: str) -> None:
     ask(page, TWO_TOOLS, ANSWER)
     ask(page, FOLLOW_UP, "The result is")
     page.set_viewport_size({"width": 1500, "height": 2400})
-    page.locator('[data-testid="stSidebarNav"]').get_by_text("Traces").click()
-    wait_for_app(page)
+    open_page(page, "Traces", "traces")
     page.get_by_text("Where the time went").wait_for()
 
     # Run: pick the first turn (two tool calls), see the charts, the steps table and the inspector.
