@@ -12,7 +12,6 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from agent_core.attribution import attribute
 from agent_core.pricing import PriceTable
 from agent_core.store import SessionInfo, SessionStore
 from agent_core.trace_export import (
@@ -57,16 +56,14 @@ def exporter(
 
     def export() -> str:
         """The file's text, from the events stored now."""
-        events = store.events(session_id)
-        if fmt == "otel":
-            return export_trace(events, "otel", session_id=session_id, prices=prices, include_content=content, indent=2)
-        if fmt == "md":
-            return attribute(
-                export_trace(events, "md", title=title, prices=prices), fmt, store.run_starters(session_id)
-            )
-        if fmt == "html":
-            return export_trace(events, "html", title=title, prices=prices, lang="zh" if language == "zh" else "en")
-        return attribute(export_trace(events, "jsonl"), fmt, store.run_starters(session_id))
+        events, starters = store.events(session_id), store.run_starters(session_id)
+        options: dict[str, object] = {
+            "jsonl": {},
+            "otel": {"session_id": session_id, "prices": prices, "include_content": content, "indent": 2},
+            "md": {"title": title, "prices": prices},
+            "html": {"title": title, "prices": prices, "lang": "zh" if language == "zh" else "en"},
+        }[fmt]
+        return export_trace(events, fmt, starters=starters, **options)
 
     return export
 
@@ -116,7 +113,12 @@ def send(store: SessionStore, info: SessionInfo, endpoint: str, prices: PriceTab
     try:
         with st.spinner(t("traces.export.sending", url=endpoint)):
             count = send_otlp(
-                store.events(info.id), endpoint=endpoint, session_id=info.id, prices=prices, include_content=content
+                store.events(info.id),
+                endpoint=endpoint,
+                session_id=info.id,
+                prices=prices,
+                include_content=content,
+                starters=store.run_starters(info.id),
             )
     except (OtelUnavailable, OtelExportError) as exc:
         st.error(t("traces.export.send_failed", error=str(exc)), icon=":material/error:")

@@ -115,7 +115,8 @@ def start_question(store: SessionStore, session_id: str, config: ModelConfig, qu
 
     def make(cancel: CancelToken) -> Iterator[Event]:
         recorded = run_in_session(store, session_id, agent, question, cancel=cancel, run_id=run_id)
-        return live_export(recorded, session_id=session_id)  # spans sent while the run goes, if OTLP is set
+        # spans sent while the run goes, if OTLP is set
+        return live_export(recorded, session_id=session_id, started_by=store.actor.label)
 
     return live_runs().start(session_id, make, run_id=run_id, approvals=agent.approvals)
 
@@ -124,10 +125,11 @@ def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig
     """Continue the session's interrupted run after its last complete step; SessionBusy if its owner is alive."""
     agent = session_agent(store, session_id, config)
     _, run_events = split_at_run(store.events(session_id), run_id)
+    started_by = store.run_starters(session_id).get(run_id)
 
     def make(cancel: CancelToken) -> Iterator[Event]:
         resumed = resume_run(store, session_id, agent, cancel=cancel)
-        return live_export(resumed, session_id=session_id, earlier=run_events)
+        return live_export(resumed, session_id=session_id, earlier=run_events, started_by=started_by)
 
     return live_runs().start(session_id, make, run_id=run_id, base=run_events, approvals=agent.approvals)
 

@@ -90,5 +90,7 @@ def recorded_ask(args: argparse.Namespace, cancel: CancelToken) -> Callable[[], 
                 file=sys.stderr,
                 flush=True,
             )
-    live = partial(live_export, session_id=session.id, include_content=args.include_content)
+    live = partial(
+        live_export, session_id=session.id, include_content=args.include_content, started_by=store.actor.label
+    )
     return lambda: live(events)

@@ -8,7 +8,6 @@ import sys
 from collections.abc import Callable, Iterator
 from functools import partial
 
-from agent_core.attribution import attribute
 from agent_core.cli import examples
 from agent_core.cli.common import (
     EXIT_OK,
@@ -237,15 +236,19 @@ def cmd_resume(args: argparse.Namespace) -> int:
     store = open_store(args)
     with store_errors():
         session = store.get_session(args.id)
-        if store.interrupted_run(args.id) is None:
+        interrupted = store.interrupted_run(args.id)
+        if interrupted is None:
             raise NothingToResume(f"session {args.id} has no interrupted run")
+        started_by = store.run_starters(args.id).get(interrupted.run_id)
         agent = connect_memory(
             agent_from_args(args, session.config), MemoryStore(store.engine, actor=store.actor), session_id=args.id
         )
         cancel = CancelToken()
         earlier = store.events(args.id)
         events = resume_run(store, args.id, agent, cancel=cancel)  # claims the run now: refused if it is alive
-    live = partial(live_export, session_id=args.id, include_content=args.include_content, earlier=earlier)
+    live = partial(
+        live_export, session_id=args.id, include_content=args.include_content, earlier=earlier, started_by=started_by
+    )
     return report(with_sigint(cancel, lambda: live(events)), as_json=args.json, approvals=approvals_of(args))
 
 
@@ -265,7 +268,7 @@ def cmd_export_trace(args: argparse.Namespace) -> int:
         "md": {"title": f"Sparrow session {args.id}", "prices": prices},
         "html": {"title": title, "prices": prices, "lang": args.lang},
     }[args.format]
-    text = attribute(export_trace(events, args.format, **options), args.format, starters)
+    text = export_trace(events, args.format, starters=starters, **options)
     data = (text if text.endswith("\n") or args.output not in (None, "-") else text + "\n").encode("utf-8")
     with store_errors():
         where = write_output(args.output or "-", data)
@@ -273,7 +276,7 @@ def cmd_export_trace(args: argparse.Namespace) -> int:
         print(f"wrote {where}", file=sys.stderr)
     if args.format == "otel" and (url := otlp_endpoint()):
         try:
-            sent = send_otlp(events, **options)
+            sent = send_otlp(events, starters=starters, **options)
         except OtelUnavailable as exc:
             raise CliError(str(exc)) from None
         except OtelExportError as exc:

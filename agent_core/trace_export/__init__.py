@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from agent_core.events import Event
+from agent_core.trace_export.attribution import Starters, jsonl_with_starters, markdown_with_starters
 from agent_core.trace_export.html import to_html
 from agent_core.trace_export.jsonl import event_line, read_jsonl, to_jsonl, write_jsonl
 from agent_core.trace_export.markdown import ReportLimits, to_markdown
@@ -32,18 +33,24 @@ EXTENSIONS: dict[ExportFormat, str] = {"jsonl": ".jsonl", "otel": ".otlp.json", 
 """A fitting file name extension for each format."""
 
 
-def export_trace(events: Sequence[Event], fmt: ExportFormat, **options: Any) -> str:
-    """The events in ``fmt`` as text; ``options`` go to the format's function (to_otlp_json, to_markdown, to_html)."""
+def export_trace(
+    events: Sequence[Event], fmt: ExportFormat, *, starters: Starters | None = None, **options: Any
+) -> str:
+    """The events in ``fmt`` as text; ``options`` go to the format's function (to_otlp_json, to_markdown, to_html).
+
+    ``starters`` (run id → who started it) names each run's starter, in every format.
+    """
+    starters = starters or {}
     if fmt == "jsonl":
         if options:
             raise TypeError(f"the jsonl format takes no options, got {sorted(options)}")
-        return to_jsonl(events)
+        return jsonl_with_starters(to_jsonl(events), starters)
     if fmt == "otel":
-        return to_otlp_json(events, **options)
+        return to_otlp_json(events, starters=starters, **options)
     if fmt == "md":
-        return to_markdown(events, **options)
+        return markdown_with_starters(to_markdown(events, **options), starters)
     if fmt == "html":
-        return to_html(events, **options)
+        return to_html(events, starters=starters, **options)
     raise ValueError(f"unknown trace format {fmt!r}; expected one of: {', '.join(FORMATS)}")
 
 
@@ -55,6 +62,7 @@ __all__ = [
     "OtelUnavailable",
     "ReportLimits",
     "SpanData",
+    "Starters",
     "build_spans",
     "event_line",
     "export_trace",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
@@ -58,8 +58,9 @@ def to_html(
     title: str = "Sparrow session",
     prices: PriceTable = DEFAULT_TABLE,
     lang: ReportLang = "en",
+    starters: Mapping[str, str] | None = None,
 ) -> str:
-    """The whole report as one HTML document (UTF-8 text)."""
+    """The whole report as one HTML document (UTF-8 text); ``starters`` (run id → who) names each run's starter."""
     w = words(lang)
     transcript = Transcript.from_events(events)
     runs = transcript.runs
@@ -74,7 +75,11 @@ def to_html(
     else:
         parts.append(_conversation(runs, w))
         parts += [_session_totals(session, w)] if len(runs) > 1 else []
-        parts += [_turn(n, run, m, w) for n, (run, m) in enumerate(zip(runs, session.runs, strict=True), start=1)]
+        who = starters or {}
+        parts += [
+            _turn(n, run, m, w, who.get(run.run_id))
+            for n, (run, m) in enumerate(zip(runs, session.runs, strict=True), start=1)
+        ]
     return _page(title, lang, "\n".join(parts))
 
 
@@ -150,11 +155,12 @@ def _session_totals(session: SessionMetrics, w: dict[str, str]) -> str:
     return f"<h2>{_text(w['session'])}</h2><div data-session>{_cells(_figures(session, w))}</div>"
 
 
-def _turn(number: int, run: TurnView, m: RunMetrics, w: dict[str, str]) -> str:
+def _turn(number: int, run: TurnView, m: RunMetrics, w: dict[str, str], started_by: str | None) -> str:
     heading = (
         w["turn"].format(n=number) + ": " + (clip(run.question, 80, one_line=True) if run.question else run.run_id)
     )
     status = m.status or w["unfinished"]
+    by = w["started_by"].format(who=started_by) if started_by else None
     per_step = {s.step: s for s in m.per_step}
     steps = [_step(step, per_step.get(step.number), w) for step in sorted(run.steps, key=lambda s: s.number)]
     return "\n".join(
@@ -162,7 +168,7 @@ def _turn(number: int, run: TurnView, m: RunMetrics, w: dict[str, str]) -> str:
             f'<section class="turn" id="turn-{number}" data-run="{_text(run.run_id)}">',
             f"<h2>{_text(heading)}</h2>",
             f'<div class="bubble q">{_text(run.question)}</div>',
-            f'<p class="mute">{_text(" · ".join(x for x in (m.model, run.protocol, status) if x))}</p>',
+            f'<p class="mute">{_text(" · ".join(x for x in (m.model, run.protocol, status, by) if x))}</p>',
             f"<h3>{_text(w['metrics'])}</h3>",
             _cells([("status", w["status"], status), *_figures(m, w)]),
             _tool_table(m.tools, w),

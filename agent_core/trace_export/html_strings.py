@@ -25,6 +25,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "unfinished": ("unfinished", "未完成"),
     "setup": ("Model, protocol and settings", "模型、协议与设置"),
     "model": ("Model", "模型"),
+    "started_by": ("started by {who}", "发起人：{who}"),
     "protocol": ("Protocol", "协议"),
     "tools_offered": ("Tools", "工具"),
     "metrics": ("Metrics", "指标"),

@@ -48,9 +48,12 @@ class RunSpans:
         include_content: bool = False,
         prices: PriceTable = DEFAULT_TABLE,
         earlier: Iterable[Event] = (),
+        started_by: str | None = None,
     ) -> None:
         self.include_content = include_content
-        self.options: dict[str, Any] = {"session_id": session_id, "include_content": include_content, "prices": prices}
+        self.options: dict[str, Any] = {
+            "session_id": session_id, "include_content": include_content, "prices": prices, "started_by": started_by,
+        }  # fmt: skip
         self._transcript = Transcript()
         self._requests: dict[str, tuple[dict[str, Any], ...]] = {}
         self._progress: dict[str, _Progress] = {}
@@ -105,17 +108,21 @@ def live_export(
     include_content: bool | None = None,
     earlier: Iterable[Event] = (),
     environ: Mapping[str, str] | None = None,
+    started_by: str | None = None,
 ) -> Iterator[Event]:
     """``events`` unchanged, their spans sent live when an OTLP endpoint is configured.
 
     ``include_content`` None follows ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``; ``earlier`` are
-    the events of an interrupted run being resumed (their spans are not sent again).
+    the events of an interrupted run being resumed (their spans are not sent again); ``started_by`` names who
+    started the run (``user.id`` on its span, as a later export of the session has it).
     """
     target = _target(environ)
     if target is None:
         return iter(events)
     content = capture_content(environ) if include_content is None else include_content
-    spans = RunSpans(session_id=session_id, include_content=content, prices=_prices(environ), earlier=earlier)
+    spans = RunSpans(
+        session_id=session_id, include_content=content, prices=_prices(environ), earlier=earlier, started_by=started_by
+    )
     return _exported(events, sender_for(target), spans)
 
 

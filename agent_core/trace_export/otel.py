@@ -88,13 +88,18 @@ def build_spans(
     provider: str | None = None,
     include_content: bool = False,
     prices: PriceTable = DEFAULT_TABLE,
+    starters: Mapping[str, str] | None = None,
 ) -> list[SpanData]:
-    """Spans of every run in ``events``: the run span first, then its model and tool calls in start order."""
+    """Spans of every run in ``events``: the run span first, then its model and tool calls in start order.
+
+    ``starters`` (run id → who started it) sets ``user.id`` on each run span.
+    """
     spans: list[SpanData] = []
     if include_content:
         events = with_full_messages(events)  # the spans carry each call's whole request
     for run in Transcript.from_events(events).runs:
-        spans += _run_spans(run, _Context(session_id, provider, include_content, prices, run))
+        started_by = (starters or {}).get(run.run_id)
+        spans += _run_spans(run, _Context(session_id, provider, include_content, prices, run, started_by))
     return spans
 
 
@@ -115,17 +120,25 @@ def _context(
     provider: str | None = None,
     include_content: bool = False,
     prices: PriceTable = DEFAULT_TABLE,
+    started_by: str | None = None,
 ) -> _Context:
-    return _Context(session_id, provider, include_content, prices, turn)
+    return _Context(session_id, provider, include_content, prices, turn, started_by)
 
 
 class _Context:
     """What every span of one run needs to know."""
 
     def __init__(
-        self, session_id: str | None, provider: str | None, content: bool, prices: PriceTable, run: TurnView
+        self,
+        session_id: str | None,
+        provider: str | None,
+        content: bool,
+        prices: PriceTable,
+        run: TurnView,
+        started_by: str | None = None,
     ) -> None:
         self.session_id = session_id
+        self.started_by = started_by
         self.content = content
         self.prices = prices
         self.run_id = run.run_id
@@ -163,6 +176,7 @@ def _agent_span(run: TurnView, ctx: _Context, start_ns: int, end_ns: int) -> Spa
         **_common(ctx, "invoke_agent"),
         "gen_ai.agent.name": AGENT_NAME,
         "gen_ai.conversation.id": ctx.session_id,
+        "user.id": ctx.started_by,  # OpenTelemetry's and OpenInference's name for the person behind the run
         "gen_ai.usage.input_tokens": metrics.usage.prompt_tokens,
         "gen_ai.usage.output_tokens": metrics.usage.completion_tokens,
         "sparrow.run.id": ctx.run_id,

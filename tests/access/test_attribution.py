@@ -1,4 +1,5 @@
-"""Exports say who started each run: JSON Lines on each run_started line, Markdown in a closing table."""
+"""Exports say who started each run: JSON Lines on each run_started line, Markdown in a closing table, the HTML
+report under each turn's heading, OpenTelemetry as ``user.id`` on each run span."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import json
 
 import pytest
 
-from agent_core.attribution import attribute
 from agent_core.cli import main
 from agent_core.store import Actor, SessionStore
 from agent_core.trace_export import export_trace
@@ -39,11 +39,24 @@ def test_trace_exports_name_who_started_each_run(file_db_url: str, capsys: pytes
         f"| `{first}` | alice@example.com |",
         f"| `{second[0].run_id}` | boss\\|\\*@x |",
     ]
+    assert main(["sessions", "export-trace", session.id, "--format", "html", "--db", file_db_url]) == 0
+    report = capsys.readouterr().out
+    assert report.count("started by alice@example.com") == 1 and "started by boss|*@x" in report
+    assert main(["sessions", "export-trace", session.id, "--format", "otel", "--db", file_db_url]) == 0
+    spans = json.loads(capsys.readouterr().out)["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    users = {
+        a["value"]["stringValue"]
+        for s in spans
+        for a in s["attributes"]
+        if a["key"] == "user.id" and not s.get("parentSpanId")
+    }
+    assert users == {"alice@example.com", "boss|*@x"}
 
 
 def test_nothing_changes_without_names() -> None:
-    events = run_events = list(arithmetic_agent().run("What is 6*7?"))
-    for fmt in ("jsonl", "md", "otel"):
-        text = export_trace(run_events, fmt)  # type: ignore[arg-type]
-        assert attribute(text, fmt, {}) == text  # type: ignore[arg-type]
-    assert attribute(export_trace(events, "otel"), "otel", {events[0].run_id: "x"}) == export_trace(events, "otel")
+    events = list(arithmetic_agent().run("What is 6*7?"))
+    for fmt in ("jsonl", "md", "otel", "html"):
+        text = export_trace(events, fmt)  # type: ignore[arg-type]
+        assert export_trace(events, fmt, starters={}) == text  # type: ignore[arg-type]
+        assert export_trace(events, fmt, starters={"run_other": "x"}) == text or fmt == "md"  # type: ignore[arg-type]
+        assert "started by" not in text.lower() and "user.id" not in text

@@ -408,6 +408,18 @@ def test_a_resumed_run_sends_only_the_spans_after_the_interruption() -> None:
     assert all(exported[s.span_id] == s for s in live)
 
 
+def test_the_starter_is_named_alike_live_and_in_an_export() -> None:
+    events = calculator_run()
+    run_id = events[0].run_id
+    live = handed_over(events, session_id="s", prices=PRICES, started_by="alice@example.com")
+    exported = build_spans(events, session_id="s", prices=PRICES, starters={run_id: "alice@example.com"})
+    assert sorted(live, key=lambda s: s.span_id) == sorted(exported, key=lambda s: s.span_id)
+    run = next(s for s in exported if s.parent_span_id is None)
+    assert run.attributes["user.id"] == "alice@example.com"
+    assert all("user.id" not in s.attributes for s in exported if s is not run)  # once, on the run span
+    assert all("user.id" not in s.attributes for s in build_spans(events, session_id="s"))  # unnamed: no key
+
+
 def warnings_while(caplog: pytest.LogCaptureFixture, env: dict[str, str]) -> list[str]:
     """The warnings of two runs exported with ``env`` (the sender is drained before looking)."""
     with caplog.at_level(logging.WARNING, logger=LOGGER):
