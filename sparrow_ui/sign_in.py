@@ -15,8 +15,10 @@ from sparrow_ui.auth import (
     forget_share,
     leave_shared_view,
     share_grant,
+    share_token,
 )
 from sparrow_ui.i18n import t
+from sparrow_ui.share_return import remember_share, return_to_share
 
 
 def gate(store: SessionStore) -> None:
@@ -29,12 +31,17 @@ def gate(store: SessionStore) -> None:
         _leave_button()
         st.stop()
     if grant is not None and not grant.allow_anonymous and auth_configured() and claims is None:
+        remember_share(share_token() or "")  # st.login comes back without the link: reopen it after sign-in
         sign_in_screen(t("auth.shared_body"))
     if grant is None and auth_configured() and claims is None:
         sign_in_screen(t("auth.body"))
     if grant is not None:
         st.info(t("share.read_only"), icon=":material/visibility:")
+        if claims is not None:  # a signed-in viewer has work of their own to go back to
+            _leave_button()
     if claims is not None:
+        if grant is None:
+            return_to_share()
         account(claims, current_actor(store).is_admin)
 
 

@@ -130,9 +130,16 @@ def test_a_share_link_shows_one_session_read_only_until_revoked(
     assert "6*7" in page_text(traces) and "12*12" not in page_text(traces)
     assert [b.proto.label for b in traces.get("download_button")] == ["Download report (HTML)"]
     private = store.acting_as(alice).create_share_link(shared)[0]  # for signed-in viewers only
-    assert [h.value for h in app(monkeypatch, None, share=private).header] == ["Sign in to Sparrow"]
-    viewed_by_bob = page_text(app(monkeypatch, BOB, share=private))
+    assert "Leave the shared view" not in text  # someone not signed in has nothing else to go to
+    sign_in_screen = app(monkeypatch, None, share=private)
+    assert [h.value for h in sign_in_screen.header] == ["Sign in to Sparrow"]
+    kept = [h.proto.body for h in sign_in_screen.get("html") if "sessionStorage" in h.proto.body]
+    assert len(kept) == 1 and f'"{private}"' in kept[0]  # the link waits in the tab while its visitor signs in
+    at_bob = app(monkeypatch, BOB, share=private)
+    viewed_by_bob = page_text(at_bob)
     assert "6*7" in viewed_by_bob and "Signed in as bob@example.com" in viewed_by_bob and "read-only" in viewed_by_bob
+    at_bob.button(key="share_leave").click().run()  # back to his own work
+    assert "6*7" not in page_text(at_bob) and at_bob.chat_input and "share" not in at_bob.query_params
     store.acting_as(alice).revoke_share_link(link.id)
     text = page_text(app(monkeypatch, None, share=token))
     assert "This share link is not valid" in text and "6*7" not in text

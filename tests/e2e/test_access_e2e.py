@@ -2,7 +2,8 @@
 
 Two users sign in through the provider's own authorization form; neither can list, open by URL, export or
 resume the other's sessions, nor read the other's memories; a share link shows a session read-only to someone
-not signed in and stops working once revoked; Sign out signs out.
+not signed in and stops working once revoked; a link for signed-in viewers opens once its visitor has signed in;
+Sign out signs out.
 """
 
 from __future__ import annotations
@@ -157,4 +158,39 @@ def test_a_share_link_is_read_only_and_stops_once_revoked(browser, auth_app: str
     assert guest.get_by_text(SIX_BY_SEVEN).count() == 0
     shot(guest, "access_05_revoked")
     guest.context.close()
+    owner.context.close()
+
+
+def test_a_share_link_for_signed_in_viewers_opens_once_the_visitor_signed_in(browser, auth_app: str) -> None:  # type: ignore[no-untyped-def]
+    owner = sign_in(browser, auth_app, "dave@example.com")
+    ask(owner, SIX_BY_SEVEN)
+    owner.goto(f"{auth_app}/sessions")
+    wait_for_app(owner)
+    owner.get_by_role("button", name="Share").first.click()
+    owner.get_by_role("button", name="Create link").click()  # "Anyone with the link (no sign-in)" left off
+    link = owner.locator("code").filter(has_text="?share=").first.inner_text().strip()
+
+    visitor = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    visitor.set_default_timeout(30_000)
+    visitor.goto(link)
+    visitor.get_by_text("This share link is for signed-in viewers").wait_for()
+    assert visitor.get_by_text(SIX_BY_SEVEN).count() == 0
+    visitor.get_by_role("button", name="Sign in").click()
+    visitor.locator('input[name="sub"]').fill("erin@example.com")
+    visitor.get_by_role("button", name="Authorize").click()  # the provider sends the tab back to the app's root
+    visitor.get_by_text("viewing a shared session, read-only").wait_for()
+    visitor.get_by_text(SIX_BY_SEVEN).first.wait_for()
+    visitor.get_by_text("Signed in as erin@example.com").wait_for()
+    assert "share=" in visitor.url
+    visitor.get_by_role("group", name="Chat message from assistant").get_by_text(ANSWER).wait_for()
+    wait_for_app(visitor)
+    shot(visitor, "access_06_shared_after_sign_in")
+    visitor.get_by_role("button", name="Leave the shared view").click()  # and the link is not reopened again
+    wait_for_app(visitor)
+    visitor.get_by_placeholder("Ask anything…").wait_for()
+    visitor.reload()
+    wait_for_app(visitor)
+    visitor.get_by_placeholder("Ask anything…").wait_for()
+    assert "share=" not in visitor.url and visitor.get_by_text(SIX_BY_SEVEN).count() == 0
+    visitor.context.close()
     owner.context.close()
