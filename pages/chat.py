@@ -43,7 +43,7 @@ turns = transcript.turns
 shown = transcript.turn(live.run_id) if live else selected_turn(turns)
 viewing = read_only()
 if not viewing:
-    session_controls(store, view, busy=live is not None)
+    session_controls(store, view, live_run_id=live.run_id if live else None)
 examples.banner(view.info)
 imported_mark(view.info)
 if flash := st.session_state.pop("flash", None):

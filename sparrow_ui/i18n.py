@@ -107,6 +107,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "session.snapshots": {"en": "Snapshots", "zh": "快照"},
     "session.turns": {"en": "{count} turns", "zh": "{count} 轮"},
     "session.metrics": {"en": "This session", "zh": "本会话"},
+    "session.metrics_done": {"en": "Finished turns", "zh": "已完成的轮次"},
     "chat.placeholder": {"en": "Ask anything…", "zh": "输入你的问题…"},
     "chat.placeholder_off": {"en": "Configure a model in the sidebar to chat", "zh": "请先在侧边栏配置模型"},
     "chat.stop": {"en": "Stop", "zh": "停止"},

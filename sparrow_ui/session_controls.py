@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import streamlit as st
 
+from agent_core.metrics import runs_metrics
 from agent_core.store import SessionFileError, SessionStore, export_filename, export_session, import_session
 from agent_core.untrusted import plain
 from sparrow_ui import render
 from sparrow_ui.i18n import t
 from sparrow_ui.literal import literal
-from sparrow_ui.session_view import SessionView
+from sparrow_ui.session_view import SessionView, prices
 from sparrow_ui.state import open_session
 
 
-def session_controls(store: SessionStore, view: SessionView, *, busy: bool) -> None:
-    """Draw the controls in the sidebar; ``busy`` (a run in progress) disables starting a new chat."""
+def session_controls(store: SessionStore, view: SessionView, *, live_run_id: str | None) -> None:
+    """Draw the controls in the sidebar; a run in progress (``live_run_id``) disables starting a new chat."""
+    busy = live_run_id is not None
     with st.sidebar:
         st.subheader(t("session.header"))
         if st.button(t("session.new"), icon=":material/add:", key="new_chat", use_container_width=True, disabled=busy):
@@ -49,6 +51,15 @@ def session_controls(store: SessionStore, view: SessionView, *, busy: bool) -> N
                 st.session_state["flash"] = t("session.uploaded", title=imported.title)
                 open_session(imported.id)
                 st.rerun()
-        if view.metrics is not None:
-            st.caption(f":material/speed: {t('session.metrics')}: {literal(render.metrics_line(view.metrics))}")
-            st.caption(f":material/build: {render.tool_summary(view.metrics.tools)}")
+        _totals(view, live_run_id)
+
+
+def _totals(view: SessionView, live_run_id: str | None) -> None:
+    """The session's totals; while a run is live, those of its finished turns (the live one counts in the trace)."""
+    metrics, label = view.metrics, t("session.metrics")
+    if live_run_id is not None:
+        finished = [turn for turn in view.transcript.turns if turn.run_id != live_run_id]
+        metrics, label = (runs_metrics(finished, prices=prices()) if finished else None), t("session.metrics_done")
+    if metrics is not None:
+        st.caption(f":material/speed: {label}: {literal(render.metrics_line(metrics))}")
+        st.caption(f":material/build: {render.tool_summary(metrics.tools)}")

@@ -159,6 +159,19 @@ def test_a_denied_call_is_reported_to_the_model(fake_llm: FakeOpenAIServer) -> N
     assert "The fetch tool said: Error: the user denied this call to fetch_url." in texts(at)
 
 
+def test_the_sidebar_totals_count_finished_turns_while_a_run_is_live(fake_llm: FakeOpenAIServer) -> None:
+    at = ask(open_app(), "What is 6 * 7?")
+    finished = [c.value for c in at.sidebar.caption if "This session:" in c.value]
+    assert len(finished) == 1 and "2 steps" in finished[0]
+    ask(at, "Please fetch http://127.0.0.1:9/page")  # live: waiting for an approval
+    captions = [c.value for c in at.sidebar.caption]
+    assert not [c for c in captions if "This session:" in c]  # a live turn's numbers are still moving
+    assert [c for c in captions if "Finished turns:" in c] == [finished[0].replace("This session", "Finished turns")]
+    next(b for b in at.button if b.key and b.key.startswith("approve_")).click().run()
+    totals = [c.value for c in at.sidebar.caption if "This session:" in c.value]
+    assert len(totals) == 1 and "4 steps" in totals[0]
+
+
 def test_an_approval_survives_a_new_tab(fake_llm: FakeOpenAIServer) -> None:
     at = ask(open_app(), "Please fetch http://127.0.0.1:9/page")
     value = at.query_params["session"]

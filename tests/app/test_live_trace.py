@@ -31,5 +31,6 @@ def test_a_chat_turn_is_sent_to_the_collector_with_its_session(fake_llm: FakeOpe
     spans = receiver.spans()  # type: ignore[attr-defined]
     root = next(s for s in spans if s["parent"] is None)
     assert root["attributes"]["session.id"] == at.query_params["session"]
+    assert root["attributes"]["user.id"] == "local"  # who started it: the single user of an app without sign-in
     assert sorted(s["attributes"]["openinference.span.kind"] for s in spans) == ["AGENT", "LLM", "LLM", "TOOL"]
     assert "input.value" not in root["attributes"]  # content only when the user opts in
