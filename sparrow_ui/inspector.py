@@ -116,16 +116,24 @@ STEP_COLUMNS = (
     "step",
     "action",
     "error",
-    "thought",
-    "prompt",
-    "completion",
-    "estimated",
     "latency_ms",
     "ttft_ms",
     "tool_ms",
+    "prompt",
+    "completion",
+    "estimated",
     "cost",
+    "thought",
 )
-"""The steps table's columns, the error beside the action so a narrow screen does not cut it off."""
+"""The steps table's columns: the error beside the action and the figures before the free text, so a narrow
+screen cuts off the end of a thought rather than a number."""
+_ONLY_WHEN_SET = ("error", "estimated")
+"""Columns left out when no row has a value in them (most runs have no error and no estimated tokens)."""
+
+
+def step_columns(rows: list[dict[str, Any]]) -> list[str]:
+    """The columns the table shows for ``rows``."""
+    return [c for c in STEP_COLUMNS if c not in _ONLY_WHEN_SET or any(row.get(c) for row in rows)]
 
 
 def steps_table(metrics: RunMetrics, turn: TurnView) -> None:
@@ -152,13 +160,13 @@ def steps_table(metrics: RunMetrics, turn: TurnView) -> None:
         on_select=functools.partial(_select_from_table, table_key, turn.run_id, [row["step"] for row in shown]),
         selection_mode="single-row",
         hide_index=True,
-        column_order=STEP_COLUMNS,
+        column_order=step_columns(rows),
         column_config={
             "step": column.NumberColumn(t("traces.col.step"), width="small"),
             "action": column.TextColumn(t("trace.action")),
-            "thought": column.TextColumn(t("trace.thought"), width="medium"),
-            "prompt": column.NumberColumn(t("traces.tokens.prompt"), format="localized"),
-            "completion": column.NumberColumn(t("traces.tokens.completion"), format="localized"),
+            "thought": column.TextColumn(t("trace.thought"), width="large"),
+            "prompt": column.NumberColumn(t("traces.col.prompt"), format="localized"),
+            "completion": column.NumberColumn(t("traces.col.completion"), format="localized"),
             "estimated": column.CheckboxColumn(t("traces.col.estimated"), help=t("traces.tokens.estimated_help")),
             "latency_ms": column.NumberColumn(t("traces.col.latency")),
             "ttft_ms": column.NumberColumn(t("traces.col.ttft")),

@@ -73,6 +73,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "traces.col.ttft": {"en": "First token", "zh": "首 token"},
     "traces.col.model_time": {"en": "Model time", "zh": "模型耗时"},
     "traces.col.tool_time": {"en": "Tool time", "zh": "工具耗时"},
+    "traces.col.prompt": {"en": "Prompt tokens", "zh": "输入 token"},
+    "traces.col.completion": {"en": "Completion tokens", "zh": "输出 token"},
     "traces.col.split": {"en": "model {model} · tools {tools}", "zh": "模型 {model} · 工具 {tools}"},
     "traces.col.started": {"en": "Started", "zh": "开始时间"},
     # steps table

@@ -141,6 +141,9 @@ def test_a_run_shows_its_waterfall_tokens_chart_and_steps_table(store: SessionSt
         [3, "Final Answer"],
     ]
     assert table["cost"].notna().all()  # gpt-4o-mini has a known price
+    columns = list(at.dataframe[0].proto.column_order)
+    assert "error" not in columns and columns[-1] == "thought"  # no step failed; free text last, figures first
+    assert "estimated" in columns  # the scripted model sends no usage: the estimate is flagged
     assert [m.label for m in at.metric][:3] == ["Status", "Steps", "Tokens"]
     assert at.metric[0].value == "completed"
 
@@ -173,6 +176,7 @@ def test_the_steps_table_filters_errors_and_tools(store: SessionStore) -> None:
     table = at.dataframe[0].value
     assert table["step"].tolist() == [1]
     assert "division by zero" in table["error"][0]
+    assert list(at.dataframe[0].proto.column_order)[:3] == ["step", "action", "error"]
     assert table["error"][0].count("calculator:") == 1  # the tool's own prefix is not doubled
     at.toggle(key=f"errors_only_{run_id}").set_value(False).run()
     at.selectbox(key="traces_run.en").set_value(at.selectbox(key="traces_run.en").options[0])
