@@ -69,8 +69,9 @@ def stream_reply(
                 yield from shown.add(item.text, cut)
                 if cut is not None:  # the model is writing its own Observation: stop reading
                     return Completion(text=shown.text, finish_reason="stop_at_observation")
-        except RunStopped:
-            yield from shown.rest()  # what the model wrote before the limit (or the cancel) stays in the trace
+        except (RunStopped, ModelError) as exc:
+            yield from shown.rest()  # what the model wrote before the limit, the cancel or the failure stays
+            exc.partial_text = shown.text
             raise
 
 

@@ -54,7 +54,11 @@ class Thinking:
             )
         except (ModelError, RunStopped) as exc:
             failure = exc
-        decision = self.parts.protocol.interpret(completion, self.parts.tools) if completion else Decision()
+            if exc.partial_text:  # cut off mid-reply: kept (and counted, estimated), never acted on
+                completion = Completion(text=exc.partial_text)
+        decision = (
+            self.parts.protocol.interpret(completion, self.parts.tools) if completion and not failure else Decision()
+        )
         usage = self._usage(completion, prefix_tokens)
         finished = self._model_finished(step, messages, completion, decision, timing, failure, usage)
         finished, flagged = self._checked(finished)
@@ -78,7 +82,7 @@ class Thinking:
         )
 
     def _usage(self, completion: Completion | None, prefix_tokens: int) -> Usage:
-        if completion is None:  # the call failed: nothing was generated, nothing is counted
+        if completion is None:  # the call failed before a word: nothing is known to be generated or counted
             return Usage()
         return completion.usage or Usage(
             prefix_tokens + self.pad.estimate_tokens(),

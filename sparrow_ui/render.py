@@ -191,7 +191,8 @@ def step_numbers(step: StepView, model: str, prices: PriceTable) -> str:
         usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated, unit=t("unit.tokens")
     )
     cost = prices.cost(usage, model)
-    return " · ".join([format_duration(step.latency_ms), tokens] + ([format_cost(cost)] if cost is not None else []))
+    priced = [format_cost(cost, estimated=usage.estimated)] if cost is not None else []
+    return " · ".join([format_duration(step.latency_ms), tokens, *priced])
 
 
 def step_body(step: StepView, turn: TurnView | None = None, index: int = 0) -> None:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 
 from agent_core import Agent, AgentSettings
-from agent_core.events import ModelDelta
-from agent_core.models import OpenAIChatModel
+from agent_core.events import Event, ModelDelta, ModelFinished
+from agent_core.limits import CancelToken
+from agent_core.models import ModelError, OpenAIChatModel
+from agent_core.models.base import ChatModel, ModelRequest, TextChunk
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from tests.core.test_cli import sparrow
 
@@ -93,3 +97,51 @@ def test_a_reply_without_finish_reason_or_done_is_not_taken_for_complete() -> No
         events = list(Agent(model_for(server, timeout=1.0), [], time_limit=None).run("go"))
     assert events[-1].status == "error"
     assert "did not answer within 1 s" in events[-1].error
+
+
+def _cut_reply(events: list[Event]) -> ModelFinished:
+    finished = [e for e in events if isinstance(e, ModelFinished)]
+    assert len(finished) == 1
+    return finished[0]
+
+
+CUT_TEXT = "Thought: the answer is short.\nFinal Answer: 42\n" + "and more words " * 400
+
+
+class _DroppingModel:
+    """Writes the start of a reply, then its connection drops."""
+
+    name = "dropping"
+
+    def stream(self, request: ModelRequest) -> Iterator[TextChunk]:
+        """Two pieces of the reply, then a network error."""
+        yield TextChunk(CUT_TEXT[:60])
+        yield TextChunk(CUT_TEXT[60:80])
+        raise ModelError("connection", "the connection to the model server dropped")
+
+
+@pytest.mark.parametrize("how", ["stop", "time limit", "broken stream"])
+def test_a_reply_cut_off_midway_is_kept_counted_as_an_estimate_and_never_acted_on(how: str) -> None:
+    """Stop, the time limit or a dropped connection mid-reply: the words so far stay on the step, their tokens are
+    estimated (the provider processed the prompt and wrote them), and a complete-looking answer in them is not
+    taken as the run's answer."""
+    cancel = CancelToken()
+    model: ChatModel = (
+        _DroppingModel() if how == "broken stream" else ScriptedModel([Reply(CUT_TEXT, chunk_delay=0.005)])
+    )
+    if how == "stop":
+        threading.Timer(0.4, cancel.cancel).start()
+    events = list(Agent(model, [], time_limit=0.4 if how == "time limit" else None).run("go", cancel=cancel))
+    reply = _cut_reply(events)
+    assert events[-1].status == {"stop": "cancelled", "time limit": "timeout", "broken stream": "error"}[how]
+    assert reply.text.startswith("Thought: the answer is short.") and len(reply.text) < len(CUT_TEXT)
+    assert reply.final_answer is None and not reply.tool_calls and events[-1].final_answer is None
+    assert reply.usage.estimated and reply.usage.prompt_tokens > 0 and reply.usage.completion_tokens > 0
+
+
+def test_a_call_that_fails_before_a_word_counts_nothing() -> None:
+    with FakeOpenAIServer([Reply(status=500)]) as server:
+        model = OpenAIChatModel("gpt-4o-mini", base_url=server.base_url, api_key="k", max_retries=0)
+        events = list(Agent(model, []).run("go"))
+    reply = _cut_reply(events)
+    assert reply.text == "" and reply.usage.total_tokens == 0 and events[-1].status == "error"

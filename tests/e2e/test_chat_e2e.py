@@ -107,7 +107,11 @@ def test_stop_a_slow_run(page, app_url: str) -> None:  # type: ignore[no-untyped
     shot(page, "chat_06_running")
     page.get_by_role("button", name="Stop").click()
     in_chat(page, "No answer (stopped).").wait_for(timeout=15_000)
-    wait_for_app(page)
+    run_settled(page)
+    trace = page.locator(".st-key-trace-column")
+    trace.get_by_text("stopped by user").wait_for()  # the step's chip, not "running…"
+    assert trace.get_by_text("running…").count() == 0
+    assert trace.get_by_text("~", exact=False).count() > 0  # the tokens of the words written so far, estimated
     shot(page, "chat_07_stopped")
 
 
