@@ -75,6 +75,19 @@ def ask(page, question: str) -> None:  # type: ignore[no-untyped-def]
     wait_for_app(page)
 
 
+def shared_link(browser, url: str, owner: str, *, anyone: bool):  # type: ignore[no-untyped-def]
+    """``owner`` signs in, asks a question and shares that session; returns the owner's page and the link."""
+    page = sign_in(browser, url, owner)
+    ask(page, SIX_BY_SEVEN)
+    page.goto(f"{url}/sessions")
+    wait_for_app(page)
+    page.get_by_role("button", name="Share").first.click()
+    if anyone:
+        page.get_by_text("Anyone with the link (no sign-in)").click()
+    page.get_by_role("button", name="Create link").click()
+    return page, page.locator("code").filter(has_text="?share=").first.inner_text().strip()
+
+
 def test_two_users_see_only_their_own_work_and_sign_out(browser, auth_app: str) -> None:  # type: ignore[no-untyped-def]
     alice = sign_in(browser, auth_app, "alice@example.com")
     shot(alice, "access_01_signed_in")
@@ -114,14 +127,7 @@ def test_two_users_see_only_their_own_work_and_sign_out(browser, auth_app: str) 
 
 
 def test_a_share_link_is_read_only_and_stops_once_revoked(browser, auth_app: str) -> None:  # type: ignore[no-untyped-def]
-    owner = sign_in(browser, auth_app, "carol@example.com")
-    ask(owner, SIX_BY_SEVEN)
-    owner.goto(f"{auth_app}/sessions")
-    wait_for_app(owner)
-    owner.get_by_role("button", name="Share").first.click()
-    owner.get_by_text("Anyone with the link (no sign-in)").click()
-    owner.get_by_role("button", name="Create link").click()
-    link = owner.locator("code").filter(has_text="?share=").first.inner_text().strip()
+    owner, link = shared_link(browser, auth_app, "carol@example.com", anyone=True)
     assert link.startswith(f"{auth_app}/?share=")
     shot(owner, "access_04a_share_menu")
 
@@ -162,13 +168,7 @@ def test_a_share_link_is_read_only_and_stops_once_revoked(browser, auth_app: str
 
 
 def test_a_share_link_for_signed_in_viewers_opens_once_the_visitor_signed_in(browser, auth_app: str) -> None:  # type: ignore[no-untyped-def]
-    owner = sign_in(browser, auth_app, "dave@example.com")
-    ask(owner, SIX_BY_SEVEN)
-    owner.goto(f"{auth_app}/sessions")
-    wait_for_app(owner)
-    owner.get_by_role("button", name="Share").first.click()
-    owner.get_by_role("button", name="Create link").click()  # "Anyone with the link (no sign-in)" left off
-    link = owner.locator("code").filter(has_text="?share=").first.inner_text().strip()
+    owner, link = shared_link(browser, auth_app, "dave@example.com", anyone=False)
 
     visitor = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
     visitor.set_default_timeout(30_000)
