@@ -15,7 +15,7 @@ import pytest
 import werkzeug.serving
 
 from agent_core.testing import FakeOpenAIServer
-from tests.e2e.conftest import _free_port, shot, streamlit_server, wait_for_app
+from tests.e2e.conftest import _free_port, open_page, shot, streamlit_server, wait_for_app
 
 SIX_BY_SEVEN = "What is 6*7?"
 ANSWER = "The result is 42."
@@ -139,8 +139,7 @@ def test_a_share_link_is_read_only_and_stops_once_revoked(browser, auth_app: str
     guest.get_by_text(SIX_BY_SEVEN).first.wait_for()
     shot(guest, "access_04_shared_chat")
     guest.get_by_role("group", name="Chat message from assistant").get_by_text(ANSWER).wait_for()
-    guest.get_by_role("link", name="Traces").click()
-    wait_for_app(guest)
+    open_page(guest, "Traces", "traces")
     guest.get_by_text("Step 1 · calculator").first.wait_for()  # the trace, of the shared session
     assert guest.get_by_role("button", name="Export").count() == 0
     guest.get_by_role("tab", name="Replay").click()
@@ -148,8 +147,7 @@ def test_a_share_link_is_read_only_and_stops_once_revoked(browser, auth_app: str
     guest.get_by_text(ANSWER).first.wait_for()  # the replay plays the shared run
     wait_for_app(guest)
     shot(guest, "access_04b_shared_replay")
-    guest.get_by_role("link", name="Chat").click()
-    wait_for_app(guest)
+    open_page(guest, "Chat", "")
     guest.get_by_text("viewing a shared session, read-only").wait_for()
     assert guest.get_by_placeholder("Ask anything…").count() == 0
     assert guest.get_by_role("button", name="New chat").count() == 0

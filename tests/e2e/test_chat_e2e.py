@@ -80,8 +80,7 @@ def test_ask_trace_save_reload_download_upload(page, app_url: str, tmp_path: Pat
     shot(page, "chat_03_uploaded")
 
     # The Sessions page lists both, with the snapshot.
-    page.get_by_role("link", name="Sessions").click()
-    wait_for_app(page)
+    open_page(page, "Sessions", "sessions")
     page.get_by_text("Snapshots (1)").first.wait_for()
     expect(page.get_by_role("button", name="Open", exact=True)).to_have_count(2)  # waits for the page to finish drawing
     shot(page, "chat_04_sessions")

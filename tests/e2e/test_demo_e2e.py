@@ -18,7 +18,7 @@ import pytest
 
 from agent_core.examples import example, open_example
 from agent_core.store import SessionStore
-from tests.e2e.conftest import ARTIFACTS, ROOT, _free_port, _wait_healthy, shot, wait_for_app
+from tests.e2e.conftest import ARTIFACTS, ROOT, _free_port, _wait_healthy, open_page, shot, wait_for_app
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +60,7 @@ def test_first_run_opens_an_example_with_no_model(browser: Any, no_key_app: tupl
     wait_for_app(page)
     assert "session=ses_" in page.url
     shot(page, "demo_example_chat")
-    page.get_by_role("link", name="Traces").click()
-    wait_for_app(page)
+    open_page(page, "Traces", "traces")
     page.get_by_text("Example session", exact=False).first.wait_for()
     page.locator('[data-testid="stVegaLiteChart"]').first.wait_for()
     page.wait_for_timeout(500)
