@@ -68,11 +68,10 @@ def share_url(token: str) -> str:
 
 
 def _link_row(store: SessionStore, link: ShareLinkInfo) -> None:
-    state = "active" if link.active else "revoked" if link.revoked_at else "expired"
     expires = t("share.expires", when=format_timestamp(link.expires_at)) if link.expires_at else t("share.no_expiry")
     who = t("share.for_anyone") if link.allow_anonymous else t("share.for_signed_in")
     text, button = st.columns([4, 1], vertical_alignment="center")
-    text.caption(f"`{link.id}` · {t(f'share.state.{state}')} · {expires} · {who}")
+    text.caption(f"`{link.id}` · {t(f'share.state.{link.state}')} · {expires} · {who}")
     if link.active and button.button(t("share.revoke"), key=f"revoke_{link.id}"):
         store.revoke_share_link(link.id)
         st.rerun()

@@ -56,9 +56,8 @@ def cmd_links(args: argparse.Namespace) -> int:
         print("no share links", file=sys.stderr)
     for link in links:
         expires = f"expires {format_timestamp(link.expires_at)}" if link.expires_at else "no expiry"
-        state = "active" if link.active else "revoked" if link.revoked_at else "expired"
         who = "anyone with the link" if link.allow_anonymous else "signed-in viewers"
-        print(f"{link.id}  {state:<7}  {expires}  {who}  {link.snapshot_id or 'whole session'}")
+        print(f"{link.id}  {link.state:<7}  {expires}  {who}  {link.snapshot_id or 'whole session'}")
     return EXIT_OK
 
 

@@ -14,6 +14,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
+from typing import Literal
 
 from sqlmodel import col, select, update
 
@@ -45,6 +46,11 @@ class ShareLinkInfo:
     def active(self) -> bool:
         """True while the link opens its session."""
         return self.revoked_at is None and (self.expires_at is None or self.expires_at > time.time())
+
+    @property
+    def state(self) -> Literal["active", "revoked", "expired"]:
+        """Whether the link opens its session, and if not, why."""
+        return "active" if self.active else "revoked" if self.revoked_at else "expired"
 
     @classmethod
     def of(cls, row: ShareLinkRow) -> ShareLinkInfo:
