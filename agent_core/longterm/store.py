@@ -31,7 +31,7 @@ from sqlmodel import Session, col, delete, select
 from agent_core.longterm.guard import MemoryRefused, check_memory, fold
 from agent_core.store.access import LOCAL_ADMIN, Actor
 from agent_core.store.database import create_db_engine, lock_name, writer
-from agent_core.store.memory_index import has_fts, in_scope, query_terms, search_statement
+from agent_core.store.memory_index import has_fts, in_scope, owned_by, query_terms, search_statement
 from agent_core.store.memory_search_pg import postgresql_scores
 from agent_core.store.models import MemoryRow, SessionRow
 from agent_core.store.titles import UNTITLED
@@ -227,12 +227,12 @@ class MemoryStore:
     def scopes(self) -> builtins.list[str]:
         """Scopes that hold memories, in name order."""
         with Session(self.engine) as db:
-            query = select(MemoryRow.scope).where(_owned_by(self.owner)).distinct().order_by(col(MemoryRow.scope))
+            query = select(MemoryRow.scope).where(owned_by(self.owner)).distinct().order_by(col(MemoryRow.scope))
             return [str(s) for s in db.exec(query)]
 
     def delete(self, memory_id: int, *, scope: str | None = None) -> None:
         """Delete one memory (only if it is in ``scope``, when given); raises MemoryNotFound."""
-        statement = delete(MemoryRow).where(col(MemoryRow.id) == memory_id, _owned_by(self.owner))
+        statement = delete(MemoryRow).where(col(MemoryRow.id) == memory_id, owned_by(self.owner))
         if scope is not None:
             statement = statement.where(col(MemoryRow.scope) == scope)
         with Session(self._writer) as db:
@@ -259,7 +259,7 @@ class MemoryStore:
             raise PermissionError("only a signed-in admin can claim memories saved without sign-in")
         claimed = 0
         with Session(self._writer) as db:
-            for row in db.exec(select(MemoryRow).where(_owned_by(None))).all():
+            for row in db.exec(select(MemoryRow).where(owned_by(None))).all():
                 key = text_hash(row.text, self.owner)
                 taken = select(MemoryRow.id).where(col(MemoryRow.scope) == row.scope, col(MemoryRow.text_hash) == key)
                 if db.exec(taken).first() is not None:
@@ -274,21 +274,16 @@ class MemoryStore:
     def unowned_count(self) -> int:
         """How many memories were saved without sign-in (what an admin may claim)."""
         with Session(self.engine) as db:
-            return int(db.exec(select(func.count()).where(_owned_by(None))).one())
+            return int(db.exec(select(func.count()).where(owned_by(None))).one())
 
     def _rows(self) -> Any:
         """``_rows()`` restricted to this store's owner."""
-        return _rows().where(_owned_by(self.owner))
+        return _rows().where(owned_by(self.owner))
 
     def _has_fts(self, db: Session) -> bool:
         if self._fts is None:
             self._fts = has_fts(db.connection())
         return self._fts
-
-
-def _owned_by(owner: str | None) -> Any:
-    """Rows of ``owner`` (None: rows saved without sign-in)."""
-    return col(MemoryRow.owner).is_(None) if owner is None else col(MemoryRow.owner) == owner
 
 
 def _rows() -> Any:

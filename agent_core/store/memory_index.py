@@ -130,11 +130,15 @@ def has_fts(conn: Connection) -> bool:
     return found.first() is not None
 
 
+def owned_by(owner: str | None) -> ColumnElement[bool]:
+    """The memories that belong to ``owner`` (None: those saved without sign-in)."""
+    memories = MemoryRow.__table__
+    return memories.c.owner.is_(None) if owner is None else memories.c.owner == owner
+
+
 def in_scope(scope: str, owner: str | None) -> ColumnElement[bool]:
     """The memories of ``scope`` that belong to ``owner`` (None: those saved without sign-in)."""
-    memories = MemoryRow.__table__
-    owned = memories.c.owner.is_(None) if owner is None else memories.c.owner == owner
-    return and_(memories.c.scope == scope, owned)
+    return and_(MemoryRow.__table__.c.scope == scope, owned_by(owner))
 
 
 def search_statement(
