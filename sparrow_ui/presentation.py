@@ -64,13 +64,7 @@ def presentation() -> None:
     _header(view.info.title, view.info.id, state)
     examples.banner(view.info, compact=True)
     imported_mark(view.info)
-    scene = replay.Scene(events, frames, view.run_metrics, prices(), 1, widths=(1, 1))
-    scene.place()
-    if state["animate"]:
-        state["animate"] = False
-        scene.stream_into(state["cursor"], STREAM_SPEED)
-    else:
-        scene.show(state["cursor"])
+    replay.Scene(events, frames, view.run_metrics, prices(), 1, widths=(1, 1)).open_at(state, STREAM_SPEED)
 
 
 def _header(title: str, session_id: str, state: dict[str, object]) -> None:

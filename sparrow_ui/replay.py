@@ -277,6 +277,15 @@ class Scene:
             number = self.first_turn + len(transcript.turns) - 1
             trace_panel(turn, number, metrics, self.prices, live=not (complete and turn and not turn.finished))
 
+    def open_at(self, state: dict[str, Any], speed: float) -> None:
+        """Place the scene and draw the cursor's frame: streamed in when a step button just moved to it."""
+        self.place()
+        if state["animate"]:
+            state["animate"] = False
+            self.stream_into(state["cursor"], speed)
+        else:
+            self.show(state["cursor"])
+
     def show(self, cursor: int) -> None:
         """Draw frame ``cursor`` at once."""
         self._progress(cursor)
@@ -317,12 +326,7 @@ def player(
     state = cursor(replay_id, len(all_frames))
     speed = controls(state)
     scene = Scene(events, all_frames, run_metrics, prices, first_turn)
-    scene.place()
-    if state["animate"]:
-        state["animate"] = False
-        scene.stream_into(state["cursor"], speed)
-    else:
-        scene.show(state["cursor"])
+    scene.open_at(state, speed)
     if not state["playing"]:
         return
     while state["playing"] and state["cursor"] < len(all_frames) - 1:
