@@ -108,11 +108,7 @@ def _step(step: StepView | None, pair: StepPair, side: str) -> None:
     what = td("compare.answer") if answered else td("compare.calls", n=len(step.actions))
     st.markdown(f"{mark} **{td('compare.step', n=step.number)}** · {what}")
     if step.format_error or step.model_error:
-        st.caption(
-            f":red[{(step.format_error or step.model_error or '')[:200]}]".replace("[", "(", 1)
-            if False
-            else ":red[error]"
-        )
+        st.caption(":red[error]")
     for call in pair.calls:
         _call(call, side)
     if step.final_answer is not None:
