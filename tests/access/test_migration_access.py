@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from alembic import command
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import inspect, text
 
 from agent_core.store import Actor, SessionStore
-from agent_core.store.schema import _config
-from tests.store.helpers import arithmetic_agent, persisted, run
+from tests.store.helpers import arithmetic_agent, downgraded, persisted, run
 
 BEFORE = "0003_memory_trigram_index"
 
@@ -19,11 +17,7 @@ def test_the_owner_migration_goes_down_and_up_without_losing_events(file_db_url:
     events = run(alice, session.id, arithmetic_agent(), "What is 6*7?")
     alice.create_share_link(session.id)
     store.close()
-    engine = create_engine(file_db_url)
-    with engine.begin() as conn:
-        config = _config()
-        config.attributes["connection"] = conn
-        command.downgrade(config, BEFORE)
+    engine = downgraded(file_db_url, BEFORE)
     with engine.connect() as conn:
         schema = inspect(conn)
         assert "owner" not in {c["name"] for c in schema.get_columns("sessions")}

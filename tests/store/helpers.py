@@ -7,7 +7,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, text
+from alembic import command
+from sqlalchemy import Engine, create_engine, text
 
 from agent_core import Agent
 from agent_core.events import (
@@ -29,6 +30,7 @@ from agent_core.events import (
 from agent_core.models.base import Message, ModelRequest
 from agent_core.sessions import run_in_session
 from agent_core.store import SessionStore
+from agent_core.store.schema import _config
 from agent_core.testing import FunctionModel
 from tests.core.helpers import answer, react
 
@@ -136,3 +138,13 @@ def all_cells(db_file: Path) -> list[str]:
         return [repr(cell) for t in tables for row in conn.execute(f'SELECT * FROM "{t}"') for cell in row]
     finally:
         conn.close()
+
+
+def downgraded(url: str, revision: str) -> Engine:
+    """The database at ``url`` taken down to schema ``revision`` (Alembic, in one transaction); its engine."""
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        config = _config()
+        config.attributes["connection"] = conn
+        command.downgrade(config, revision)
+    return engine

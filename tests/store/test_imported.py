@@ -6,14 +6,12 @@ import json
 import time
 
 import pytest
-from alembic import command
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import inspect, text
 
 from agent_core.rerun import fork_before_run
 from agent_core.sessions import config_from_agent
 from agent_core.store import SessionFileError, SessionStore, export_session, import_session
-from agent_core.store.schema import _config
-from tests.store.helpers import arithmetic_agent, persisted, run
+from tests.store.helpers import arithmetic_agent, downgraded, persisted, run
 
 BEFORE = "0004_owners_and_share_links"
 
@@ -70,11 +68,7 @@ def test_the_imported_migration_goes_down_and_up_and_old_sessions_read_none(file
     events = run(store, session.id, agent, "What is 6*7?")
     copy = import_session(store, export_session(store, session.id))
     store.close()
-    engine = create_engine(file_db_url)
-    with engine.begin() as conn:
-        config = _config()
-        config.attributes["connection"] = conn
-        command.downgrade(config, BEFORE)
+    engine = downgraded(file_db_url, BEFORE)
     with engine.connect() as conn:
         assert "imported_at" not in {c["name"] for c in inspect(conn).get_columns("sessions")}
         assert conn.execute(text("SELECT count(*) FROM events")).scalar() == 2 * len(persisted(events))
