@@ -1,0 +1,78 @@
+"""Earlier tool calls looked up by tool name and canonical arguments.
+
+One lookup serves two questions: "has this run already made exactly this call?" (repeated actions) and
+"did the original run record a result for this call?" (reuse in a fork). A call is identified by its tool
+name and its arguments as canonical JSON (sorted keys, no insignificant white space), so ``{"a": 1, "b": 2}``
+and ``{"b":2,"a":1}`` are the same call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from agent_core.events import Event, ToolFinished, ToolStarted
+
+
+def canonical_arguments(arguments: Any) -> str:
+    """Arguments as canonical JSON: sorted keys, compact separators, non-ASCII kept as is."""
+    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def call_key(tool: str, arguments: Any) -> tuple[str, str]:
+    """The identity of a call: its tool's name and its canonical arguments."""
+    return tool, canonical_arguments(arguments)
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """A call as it was made and what it returned."""
+
+    step: int
+    """The step the call was made at."""
+    call_id: str
+    """The call's id within its step (matches its ToolStarted and ToolFinished events)."""
+    tool: str
+    arguments: dict[str, Any]
+    finished: ToolFinished | None
+    """What it returned; None while the call has not finished (or never did)."""
+
+
+class CallIndex:
+    """Calls by (tool, canonical arguments), earliest first; built from events and extended as a run goes."""
+
+    def __init__(self, events: Iterable[Event] = ()) -> None:
+        self._by_key: dict[tuple[str, str], list[RecordedCall]] = {}
+        self._started: dict[tuple[int, str], ToolStarted] = {}
+        for event in events:
+            self.add(event)
+
+    def add(self, event: Event) -> None:
+        """Take in one event; only tool_started and tool_finished matter."""
+        if isinstance(event, ToolStarted):
+            self._started[(event.step, event.call_id)] = event
+            key = call_key(event.tool, event.arguments)
+            self._by_key.setdefault(key, []).append(
+                RecordedCall(event.step, event.call_id, event.tool, dict(event.arguments), None)
+            )
+        elif isinstance(event, ToolFinished):
+            started = self._started.get((event.step, event.call_id))
+            if started is None:
+                return
+            calls = self._by_key[call_key(started.tool, started.arguments)]
+            for i, call in enumerate(calls):
+                if call.step == event.step and call.call_id == event.call_id:
+                    calls[i] = RecordedCall(call.step, call.call_id, call.tool, call.arguments, event)
+
+    def find(self, tool: str, arguments: Any, *, finished_only: bool = True) -> RecordedCall | None:
+        """The earliest recorded call with this tool and these arguments (one that finished, by default)."""
+        for call in self._by_key.get(call_key(tool, arguments), ()):
+            if call.finished is not None or not finished_only:
+                return call
+        return None
+
+    def count(self, tool: str, arguments: Any) -> int:
+        """How many times this exact call was made."""
+        return len(self._by_key.get(call_key(tool, arguments), ()))
