@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import streamlit as st
 
+from agent_core.endpoints import OPENAI_API, EndpointPolicy
 from agent_core.models import DEFAULT_MODEL, ModelError
-from agent_core.providers import PROVIDERS, provider
+from agent_core.providers import PROVIDERS, Provider, provider
 from sparrow_ui import settings
 from sparrow_ui.auth import read_only
+from sparrow_ui.endpoint_config import endpoint_policy
 from sparrow_ui.i18n import LANGUAGES, lang, t
 from sparrow_ui.navigation import through_app
 from sparrow_ui.sign_in import gate
-from sparrow_ui.state import ModelConfig, available_tools, secret_key, shared_store
+from sparrow_ui.state import ModelConfig, available_tools, shared_store
 from sparrow_ui.widgets import translated_radio
 
 VIEW_ONLY = ModelConfig("", None, "", None, "react", 1, 0.0, ())
@@ -52,24 +54,37 @@ def _keep_a_language() -> None:
 
 def model_settings() -> ModelConfig:
     """Provider, endpoint, model, key, protocol and guards, as a ModelConfig."""
-    env_key = secret_key()
-    with st.sidebar.expander(f"{t('model.header')} · {settings.get('cfg_model')}", icon=":material/tune:"):
-        _endpoint_settings(env_key)
+    policy = endpoint_policy()
+    title = policy.model if policy.locked and policy.model else settings.get("cfg_model")
+    with st.sidebar.expander(f"{t('model.header')} · {title}", icon=":material/tune:"):
+        if policy.locked:
+            _locked_settings(policy)
+        else:
+            _endpoint_settings(policy)
     with st.sidebar.expander(t("agent.header"), icon=":material/psychology:"):
         _agent_settings()
-    return _config(env_key)
+    return _config(policy)
 
 
-def _endpoint_settings(env_key: str | None) -> None:
+def _locked_settings(policy: EndpointPolicy) -> None:
+    """What the operator fixed: shown, not editable; Test connection still works."""
+    config = _config(policy)
+    st.caption(t("model.locked", url=config.base_url or OPENAI_API, model=config.model))
+    if st.button(t("model.test"), key="cfg_test", use_container_width=True):
+        _test_connection(config)
+
+
+def _endpoint_settings(policy: EndpointPolicy) -> None:
     """Provider, base URL, model and key, and the Test connection button."""
+    presets = presets_for(policy)
     st.selectbox(
         t("model.provider"),
-        [p.key for p in PROVIDERS],
-        format_func=lambda key: provider(key).label,
-        **settings.bound("cfg_provider", on_change=_apply_preset),
+        list(presets),
+        format_func=lambda key: presets.get(key, provider(key)).label,
+        **settings.bound("cfg_provider", on_change=lambda: _apply_preset(presets)),
     )
     st.text_input(t("model.base_url"), placeholder="https://api.openai.com/v1", **settings.bound("cfg_base_url"))
-    chosen = provider(settings.get("cfg_provider"))
+    chosen = presets.get(settings.get("cfg_provider"), provider(settings.get("cfg_provider")))
     st.text_input(t("model.name"), help=", ".join(chosen.models) or None, **settings.bound("cfg_model"))
     st.text_input(
         t("model.key"),
@@ -78,10 +93,28 @@ def _endpoint_settings(env_key: str | None) -> None:
         placeholder=chosen.key_hint or "—",
         help=t("model.key_help"),
     )
-    if env_key and not settings.get(settings.SECRET):
-        st.caption(t("model.key_from_env"))
+    _key_note(policy)
     if st.button(t("model.test"), key="cfg_test", use_container_width=True):
-        _test_connection(_config(env_key))
+        _test_connection(_config(policy))
+
+
+def _key_note(policy: EndpointPolicy) -> None:
+    """Whether the server's key goes to the chosen URL (only to the operator's endpoints)."""
+    if settings.get(settings.SECRET) or not any(e.api_key for e in policy.endpoints):
+        return
+    url = (settings.get("cfg_base_url") or "").strip() or (policy.endpoints[0].base_url if policy.endpoints else None)
+    chosen = policy.operator_endpoint(url)
+    st.caption(t("model.key_from_env") if chosen is not None and chosen.api_key else t("model.key_not_sent"))
+
+
+def presets_for(policy: EndpointPolicy) -> dict[str, Provider]:
+    """The provider list: the operator's endpoints (with their keys on the server) first, then the presets."""
+    operator = {
+        f"operator{i}": Provider(f"operator{i}", f"{e.label} · {t('model.operator')}", e.base_url or "", e.models)
+        for i, e in enumerate(policy.endpoints)
+        if e.base_url
+    }
+    return {**operator, **{p.key: p for p in PROVIDERS}}
 
 
 def _agent_settings() -> None:
@@ -104,21 +137,27 @@ def _agent_settings() -> None:
     st.number_input(t("agent.max_tokens"), 16, 200_000, step=256, **settings.bound("cfg_max_tokens"))
 
 
-def _apply_preset() -> None:
+def _apply_preset(presets: dict[str, Provider]) -> None:
     settings.put("cfg_provider", st.session_state["cfg_provider"])
-    chosen = provider(settings.get("cfg_provider"))
+    chosen = presets.get(settings.get("cfg_provider"), provider(settings.get("cfg_provider")))
     settings.put("cfg_base_url", chosen.base_url or "")
     if chosen.models:
         settings.put("cfg_model", chosen.models[0])
 
 
-def _config(env_key: str | None) -> ModelConfig:
+def _config(policy: EndpointPolicy) -> ModelConfig:
     state = settings.settings()
+    endpoint = {"provider": state["cfg_provider"], "base_url": (state["cfg_base_url"] or "").strip() or None}
+    model, key = (state["cfg_model"] or "").strip() or DEFAULT_MODEL, (state[settings.SECRET] or "").strip() or None
+    if policy.locked:  # the operator's first endpoint and model, whatever this tab holds
+        first = policy.endpoints[0] if policy.endpoints else None
+        endpoint = {"provider": "custom", "base_url": first.base_url if first else None}
+        model = policy.model or (first.models[0] if first and first.models else DEFAULT_MODEL)
+        key = None
     return ModelConfig(
-        provider=state["cfg_provider"],
-        base_url=(state["cfg_base_url"] or "").strip() or None,
-        model=(state["cfg_model"] or "").strip() or DEFAULT_MODEL,
-        api_key=(state[settings.SECRET] or "").strip() or env_key,
+        **endpoint,
+        model=model,
+        api_key=key,
         protocol=state["cfg_protocol"],
         max_steps=int(state["cfg_max_steps"]),
         temperature=float(state["cfg_temperature"]),
@@ -126,6 +165,7 @@ def _config(env_key: str | None) -> ModelConfig:
         max_tools=int(state["cfg_max_tools"] or 0),
         max_tokens=int(state["cfg_max_tokens"]),
         tool_approval=tuple(sorted((st.session_state.get("cfg_tool_approval") or {}).items())),
+        endpoints=policy,
     )
 
 

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import streamlit as st
 
 from agent_core.agent import AgentSettings
 from agent_core.approval_policy import app_defaults
 from agent_core.catalog import Catalog, tool_catalog
+from agent_core.endpoints import EndpointPolicy
 from agent_core.live import LiveRuns
 from agent_core.models import OpenAIChatModel
 from agent_core.store import SessionStore
 from agent_core.tools import Tool
 from agent_core.transcript import TurnView
 from sparrow_ui.auth import SHARE_PARAM, current_actor, share_token
+from sparrow_ui.endpoint_config import endpoint_policy
 
 SESSION_PARAM = "session"
 """The query parameter that holds the open session: the URL owns it, everything else derives from it."""
@@ -26,8 +27,11 @@ _SELECTED_RUN = "selected_run"
 
 @st.cache_resource(show_spinner=False)
 def shared_store() -> SessionStore:
-    """The session store for this server process ($DATABASE_URL or ./data/sparrow.db), acting as the local admin."""
-    return SessionStore.open(secrets=[os.environ.get("OPENAI_API_KEY")])
+    """The session store for this server process ($DATABASE_URL or ./data/sparrow.db), acting as the local admin.
+
+    Every key the operator configured is masked in what it stores.
+    """
+    return SessionStore.open(secrets=[e.api_key for e in endpoint_policy().endpoints])
 
 
 def get_store() -> SessionStore:
@@ -71,15 +75,29 @@ class ModelConfig:
     """Most tokens one model reply may have (sent to the server as ``max_tokens``)."""
     tool_approval: tuple[tuple[str, bool], ...] = ()
     """Per-tool approval choices from the Tools page (tool name, asks first)."""
+    endpoints: EndpointPolicy = field(default_factory=EndpointPolicy)
+    """The operator's endpoints and keys: ``api_key`` is only what the user typed; the policy adds the rest."""
 
     @property
     def configured(self) -> bool:
-        """True when a request can be attempted: a key, or an explicit (local) endpoint."""
-        return bool(self.api_key) or bool(self.base_url)
+        """True when a request can be attempted: a key for this endpoint, or an explicit (local) endpoint."""
+        default = self.endpoints.endpoints[0] if self.endpoints.endpoints else None
+        chosen = self.endpoints.operator_endpoint(self.base_url or (default.base_url if default else None))
+        return bool(self.api_key or self.base_url or (chosen and (chosen.api_key or chosen.base_url)))
 
     def chat_model(self) -> OpenAIChatModel:
-        """A client for the configured endpoint (raises ModelError when nothing is configured)."""
-        return OpenAIChatModel(self.model, api_key=self.api_key, base_url=self.base_url)
+        """A client for the configured endpoint (raises ModelError when nothing is configured or it is refused).
+
+        Every model the app builds comes from here, so the operator's keys go only where ``endpoints`` allows.
+        """
+        connection = self.endpoints.connection(self.base_url, self.api_key)
+        return OpenAIChatModel(
+            self.model,
+            api_key=connection.api_key,
+            base_url=connection.base_url,
+            use_environment=False,
+            address_policy=connection.address_policy,
+        )
 
     def agent_settings(self) -> AgentSettings:
         """Agent settings from the sidebar."""
@@ -95,17 +113,6 @@ class ModelConfig:
         """The enabled tools, in the registry's order."""
         tools = available_tools()
         return [tools[name] for name in tools if name in self.tools]
-
-
-def secret_key() -> str | None:
-    """OPENAI_API_KEY from the environment or from .streamlit/secrets.toml."""
-    if os.environ.get("OPENAI_API_KEY"):
-        return os.environ["OPENAI_API_KEY"]
-    try:
-        value = st.secrets.get("OPENAI_API_KEY")
-    except Exception:  # no secrets file: that is fine
-        return None
-    return str(value) if value else None
 
 
 def current_session_id() -> str | None:

@@ -1,6 +1,15 @@
 """UI strings of sign-in, accounts and share links (merged into ``i18n.STRINGS``)."""
 
 STRINGS: dict[str, dict[str, str]] = {
+    "model.locked": {
+        "en": "The operator fixed the model settings: {model} at {url}.",
+        "zh": "运营方已锁定模型设置：{url} 上的 {model}。",
+    },
+    "model.operator": {"en": "this server's", "zh": "本服务器提供"},
+    "model.key_not_sent": {
+        "en": "The server's key is sent only to the endpoints its operator configured: type your own key for this one.",
+        "zh": "服务器的密钥只会发送到运营方配置的端点：请为此端点输入你自己的密钥。",
+    },
     "auth.title": {"en": "Sign in to Sparrow", "zh": "登录 Sparrow"},
     "auth.body": {
         "en": "This Sparrow is shared by a team: sign in to see your own sessions and memories.",

@@ -25,8 +25,10 @@ from agent_core.models.endpoint_check import (
     web_page,
 )
 from agent_core.models.errors import ModelError
+from agent_core.models.guarded_transport import GuardedTransport
 from agent_core.models.stream_reader import StreamAccumulator, pumped, reasoning_of, usage_of
 from agent_core.output_check import register_secret
+from agent_core.tools.addresses import AddressPolicy
 
 DEFAULT_MODEL = "gpt-4o-mini"
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
@@ -45,10 +47,16 @@ class OpenAIChatModel:
         timeout: float = 60.0,
         max_retries: int = 3,
         streaming: bool = True,
+        use_environment: bool = True,
+        address_policy: AddressPolicy | None = None,
     ) -> None:
-        self.name = model or os.environ.get("SPARROW_MODEL") or DEFAULT_MODEL
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        key = api_key or os.environ.get("OPENAI_API_KEY") or None
+        """``use_environment=False``: no fallback to SPARROW_MODEL, OPENAI_BASE_URL or OPENAI_API_KEY (the app
+        decides which key goes where); ``address_policy``: every connection is checked against it (a URL a user
+        typed in a shared deployment)."""
+        environ = os.environ if use_environment else {}
+        self.name = model or environ.get("SPARROW_MODEL") or DEFAULT_MODEL
+        self.base_url = base_url or environ.get("OPENAI_BASE_URL") or None
+        key = api_key or environ.get("OPENAI_API_KEY") or None
         if key is None and self.base_url is None:
             raise ModelError(
                 "config",
@@ -70,7 +78,10 @@ class OpenAIChatModel:
             base_url=self.base_url,
             timeout=timeout,
             max_retries=max_retries,
-            http_client=openai.DefaultHttpxClient(event_hooks={"response": [self._attempts.hook]}),
+            http_client=openai.DefaultHttpxClient(
+                event_hooks={"response": [self._attempts.hook]},
+                transport=None if address_policy is None else GuardedTransport(address_policy),
+            ),
         )
 
     def __repr__(self) -> str:
