@@ -2,7 +2,7 @@
 
 A base URL typed by a user of a shared deployment must not reach the server's own loopback, private or
 link-local addresses. Checking the name when it is typed is not enough: the name may resolve elsewhere by the
-time a request goes (DNS rebinding). Here the check happens at connect time, inside httpcore's network backend:
+time a request goes (DNS rebinding). Here the check happens at connect time, inside httpcore2's network backend:
 the host is resolved, every address is checked against the ``AddressPolicy`` of the web tools, and the socket
 goes to exactly the address that was checked (TLS still verifies the host name, which httpcore passes apart).
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import httpcore
-import httpx
+import httpcore2
+import httpx2
 
 from agent_core.tools.addresses import AddressPolicy, resolve
 from agent_core.tools.http_errors import HttpError
@@ -22,12 +22,12 @@ CONNECT_TIMEOUT_S = 10.0
 """Longest name lookup when the client gives no connect timeout."""
 
 
-class RefusedEndpoint(httpcore.ConnectError):
+class RefusedEndpoint(httpcore2.ConnectError):
     """The endpoint's address is not one this deployment lets a user-typed URL reach."""
 
 
-class GuardedBackend(httpcore.SyncBackend):
-    """httpcore's socket backend, resolving and checking the host before it connects to the checked address."""
+class GuardedBackend(httpcore2.SyncBackend):
+    """httpcore2's socket backend, resolving and checking the host before it connects to the checked address."""
 
     def __init__(self, policy: AddressPolicy) -> None:
         self.policy = policy
@@ -39,7 +39,7 @@ class GuardedBackend(httpcore.SyncBackend):
         timeout: float | None = None,
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.NetworkStream:
+    ) -> httpcore2.NetworkStream:
         """Connect to ``host`` only if every address it resolves to is allowed (to the first of them)."""
         try:
             addresses = resolve(host, port, timeout or CONNECT_TIMEOUT_S)
@@ -49,13 +49,13 @@ class GuardedBackend(httpcore.SyncBackend):
         return super().connect_tcp(addresses[0], port, timeout, local_address, socket_options)
 
 
-class GuardedTransport(httpx.HTTPTransport):
-    """``httpx.HTTPTransport`` whose connection pool connects through a ``GuardedBackend`` (no proxy)."""
+class GuardedTransport(httpx2.HTTPTransport):
+    """``httpx2.HTTPTransport`` (the openai client runs on httpx2) whose connection pool connects through a ``GuardedBackend`` (no proxy)."""
 
     def __init__(self, policy: AddressPolicy) -> None:
         super().__init__(trust_env=False)
-        self._pool = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
+        self._pool = httpcore2.ConnectionPool(
+            ssl_context=httpx2.create_ssl_context(trust_env=False),
             max_connections=100,
             max_keepalive_connections=20,
             keepalive_expiry=5.0,

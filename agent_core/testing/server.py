@@ -48,6 +48,8 @@ class FakeOpenAIServer:
         self.web_page = web_page
         """When set, every request gets this HTML page with status 200 (a base URL that is a website)."""
         self.requests: list[dict[str, Any]] = []
+        self.keys_seen: list[str | None] = []
+        """The ``Authorization`` header of every request received (GET and POST), in order."""
         self.closing = threading.Event()
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
@@ -135,7 +137,12 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             return  # the client went away (an abandoned reader, a cancelled or timed-out call)
 
+    def _note_key(self) -> None:
+        with self.fake._lock:
+            self.fake.keys_seen.append(self.headers.get("Authorization"))
+
     def do_GET(self) -> None:
+        self._note_key()
         if self.fake.web_page is not None:
             self._raw(self.fake.web_page, "text/html; charset=utf-8")
             return
@@ -148,6 +155,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(404, f"no route {self.path}")
 
     def do_POST(self) -> None:
+        self._note_key()
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         if self.fake.web_page is not None:
