@@ -50,7 +50,7 @@ class GuardedBackend(httpcore2.SyncBackend):
 
 
 class GuardedTransport(httpx2.HTTPTransport):
-    """``httpx2.HTTPTransport`` (the openai client runs on httpx2) whose connection pool connects through a ``GuardedBackend`` (no proxy)."""
+    """The openai client's ``httpx2.HTTPTransport``, its pool connecting through a ``GuardedBackend`` (no proxy)."""
 
     def __init__(self, policy: AddressPolicy) -> None:
         super().__init__(trust_env=False)
