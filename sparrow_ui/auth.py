@@ -77,7 +77,40 @@ def current_actor(store: SessionStore) -> Actor:
         return LOCAL_ADMIN
     if claims is None or not claims.get("sub"):
         return NOBODY
-    return signed_in(str(claims["sub"]), email_of(claims), configured_admins())
+    return actor_of(claims)
+
+
+def actor_of(claims: dict[str, Any]) -> Actor:
+    """The signed-in user of these claims: owner ``ISSUER#SUBJECT``, admin only by a verified email (or the key)."""
+    issuer = claims.get("iss")
+    return signed_in(
+        str(claims["sub"]),
+        email_of(claims),
+        configured_admins(),
+        issuer=str(issuer) if issuer else None,
+        email_verified=claims.get("email_verified") in (True, "true", "True"),
+    )
+
+
+def identity() -> str | None:
+    """The signed-in user's owner key (None: nobody signed in, or no sign-in configured)."""
+    claims = user_claims()
+    return actor_of(claims).owner if claims and claims.get("sub") else None
+
+
+DEFAULT_PROVIDER = "default"
+"""The provider name Streamlit gives ``[auth]``'s own settings (``st.login()`` without a name)."""
+
+
+def providers() -> list[str]:
+    """The providers users may sign in with: ``default`` when ``[auth]`` names one itself, then ``[auth.NAME]``."""
+    try:
+        section = dict(st.secrets["auth"])
+    except Exception:  # no [auth]
+        return []
+    named = [name for name, value in section.items() if hasattr(value, "keys")]
+    own = "client_id" in section or "server_metadata_url" in section or not named
+    return [DEFAULT_PROVIDER] * own + named
 
 
 def read_only() -> bool:

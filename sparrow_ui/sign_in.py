@@ -20,6 +20,8 @@ from sparrow_ui.auth import (
 from sparrow_ui.i18n import t
 from sparrow_ui.share_return import remember_share, return_to_share
 
+_ADOPTED = "_adopted_owner"
+
 
 def gate(store: SessionStore) -> None:
     """Stop the page unless its visitor may see it: the Sign in screen, or a refused share link."""
@@ -42,15 +44,32 @@ def gate(store: SessionStore) -> None:
     if claims is not None:
         if grant is None:
             return_to_share()
+        adopt_once(store, claims)
         account(claims, current_actor(store).is_admin)
+
+
+def adopt_once(store: SessionStore, claims: dict[str, Any]) -> None:
+    """Once per tab: data the user owned before owners had issuers becomes theirs under ``ISSUER#SUBJECT``.
+
+    Only for ``[auth]``'s own provider: the only one there was, so a bare subject is its user's.
+    """
+    actor = auth.actor_of(claims)
+    if st.session_state.get(_ADOPTED) == actor.owner or claims.get("provider", auth.DEFAULT_PROVIDER) != "default":
+        return
+    if claims.get("iss"):
+        store.acting_as(actor).adopt_owner(str(claims["sub"]))
+    st.session_state[_ADOPTED] = actor.owner
 
 
 def sign_in_screen(body: str) -> None:
     """The page shown to visitors who are not signed in; ends the script run."""
     st.header(t("auth.title"))
     st.write(body)
-    if st.button(t("auth.sign_in"), type="primary", icon=":material/login:", key="sign_in"):
-        st.login()
+    for name in auth.providers():
+        label = t("auth.sign_in") if name == auth.DEFAULT_PROVIDER else t("auth.sign_in_with", name=name.title())
+        key = "sign_in" if name == auth.DEFAULT_PROVIDER else f"sign_in_{name}"
+        if st.button(label, type="primary", icon=":material/login:", key=key):
+            st.login() if name == auth.DEFAULT_PROVIDER else st.login(name)
     st.stop()
 
 

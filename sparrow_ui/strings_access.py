@@ -20,6 +20,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "此分享链接仅限已登录的查看者：用任意账号登录即可查看该会话。",
     },
     "auth.sign_in": {"en": "Sign in", "zh": "登录"},
+    "auth.sign_in_with": {"en": "Sign in with {name}", "zh": "使用 {name} 登录"},
     "auth.sign_out": {"en": "Sign out", "zh": "退出登录"},
     "auth.signed_in_as": {"en": "Signed in as {who}", "zh": "已登录：{who}"},
     "auth.admin": {"en": "admin", "zh": "管理员"},

@@ -18,8 +18,10 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-OWNER_MAX_CHARS = 200
-"""Longest owner (OpenID Connect subject) stored; subjects are at most 255 ASCII characters, usually far fewer."""
+OWNER_MAX_CHARS = 520
+"""Longest owner stored: ``ISSUER#SUBJECT`` (an issuer URL and a subject of at most 255 characters each)."""
+ISSUER_SEP = "#"
+"""Between issuer and subject in an owner key; an OpenID Connect issuer URL has no fragment, so never a ``#``."""
 
 
 class ReadOnly(PermissionError):
@@ -95,7 +97,34 @@ def admins(configured: Iterable[str] | str | None = None) -> frozenset[str]:
     return frozenset(p.strip().lower() for v in values for p in str(v).split(",") if p.strip())
 
 
-def signed_in(subject: str, email: str | None, admin_list: frozenset[str]) -> Actor:
-    """The actor for a signed-in user; an admin when their email or subject is in ``admin_list`` (case-insensitive)."""
-    ids = {subject.lower(), (email or "").lower()} - {""}
-    return Actor.user(subject, email, is_admin=bool(ids & admin_list))
+def owner_key(issuer: str | None, subject: str) -> str:
+    """Who owns what a signed-in user makes: ``ISSUER#SUBJECT`` (a subject is unique only within its issuer).
+
+    Without an issuer (a CLI ``--user``, data from before issuers were recorded) the bare subject.
+    """
+    if not issuer:
+        return subject
+    if ISSUER_SEP in issuer:
+        raise ValueError(f"an OpenID Connect issuer has no {ISSUER_SEP!r}: {issuer!r}")
+    return f"{issuer}{ISSUER_SEP}{subject}"
+
+
+def signed_in(
+    subject: str,
+    email: str | None,
+    admin_list: frozenset[str],
+    *,
+    issuer: str | None = None,
+    email_verified: bool = False,
+) -> Actor:
+    """The actor for a signed-in user, owning ``owner_key(issuer, subject)``.
+
+    An admin when ``admin_list`` (lower-case) names their owner key, or their email and the provider says it is
+    verified (``email_verified`` true: anyone can put any address on an unverified account), or, for a user
+    without an issuer only, their bare subject.
+    """
+    key = owner_key(issuer, subject)
+    ids = {key.lower()} | ({subject.lower()} if not issuer else set())
+    if email and email_verified:
+        ids.add(email.lower())
+    return Actor.user(key, email, is_admin=bool(ids & admin_list))

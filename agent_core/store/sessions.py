@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlmodel import col, delete, select, update
 
+from agent_core.store.adoption import Adoption
 from agent_core.store.database import create_db_engine
 from agent_core.store.dumps import Dumps
 from agent_core.store.models import SessionRow
@@ -30,7 +31,7 @@ __all__ = ["NotYours", "SessionNotFound", "SessionStore", "SnapshotNotFound", "n
 log = logging.getLogger(__name__)
 
 
-class SessionStore(Snapshots, Dumps, RunQueries, ShareLinks):
+class SessionStore(Snapshots, Dumps, RunQueries, ShareLinks, Adoption):
     """Sessions, their append-only event logs and snapshots; every method is its own transaction."""
 
     @classmethod

@@ -45,12 +45,17 @@ def store() -> Iterator[SessionStore]:
 
 
 def app(
-    monkeypatch: pytest.MonkeyPatch, user: dict[str, Any] | None, page: str | None = None, **params: str
+    monkeypatch: pytest.MonkeyPatch,
+    user: dict[str, Any] | None,
+    page: str | None = None,
+    *,
+    auth_secrets: dict[str, Any] | None = None,
+    **params: str,
 ) -> AppTest:
-    """The app with ``[auth]`` configured and ``user`` signed in (None: nobody), run once."""
+    """The app with ``[auth]`` configured (``AUTH`` unless given) and ``user`` signed in (None: nobody), run once."""
     monkeypatch.setattr(auth, "user_claims", lambda: user)
     at = AppTest.from_file(APP, default_timeout=30)
-    at.secrets["auth"] = AUTH
+    at.secrets["auth"] = auth_secrets or AUTH
     at.secrets["sparrow"] = {"admins": ["boss@example.com"]}
     for key, value in params.items():
         at.query_params[key] = value
@@ -104,7 +109,7 @@ def test_an_admin_sees_everyone_and_claims_what_has_no_owner(
 ) -> None:
     owned_session(store, Actor.user("sub-alice", "alice@example.com"), "What is 6*7?")
     old = owned_session(store, Actor(None, is_admin=True), "What is 2*3?")
-    boss = {"sub": "sub-boss", "email": "boss@example.com"}
+    boss = {"sub": "sub-boss", "email": "boss@example.com", "email_verified": True}
     at = app(monkeypatch, boss, "pages/sessions.py")
     text = page_text(at)
     assert "6*7" in text and "2*3" in text and "owner sub-alice" in text and "no owner" in text

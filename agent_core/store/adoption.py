@@ -1,0 +1,41 @@
+"""Data from before owners had issuers: a bare subject becomes ``ISSUER#SUBJECT`` when its user signs in.
+
+Migration 0007 leaves existing owners as bare subjects (the ``[auth]`` provider's users: the only provider there
+was). ``adopt_owner`` re-keys them, in one transaction, for that user only: the acting user's own key must be
+``ISSUER#SUBJECT`` for that very subject, and the app calls it only for ``[auth]``'s own provider.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from sqlmodel import col, update
+
+from agent_core.store.access import ISSUER_SEP
+from agent_core.store.models import MemoryRow, SessionRow, ShareLinkRow, SnapshotRow
+from agent_core.store.transactions import StoreBase
+
+log = logging.getLogger(__name__)
+
+
+class Adoption(StoreBase):
+    """Re-keying a signed-in user's bare-subject data to their issuer-qualified owner key."""
+
+    def adopt_owner(self, subject: str) -> int:
+        """Make what ``subject`` (bare) owns the acting user's; the number of rows re-keyed.
+
+        Raises PermissionError unless the actor's owner key is ``ISSUER#subject``.
+        """
+        key = self.actor.owner
+        if self.actor.read_only or key is None or not key.endswith(ISSUER_SEP + subject) or key == subject:
+            raise PermissionError("only the signed-in user with this subject may adopt its data")
+        changed = 0
+        with self._write() as db:
+            for table in (SessionRow, SnapshotRow, MemoryRow):
+                changed += db.exec(update(table).where(col(table.owner) == subject).values(owner=key)).rowcount
+            statement = update(ShareLinkRow).where(col(ShareLinkRow.created_by) == subject).values(created_by=key)
+            changed += db.exec(statement).rowcount
+            db.commit()
+        if changed:
+            log.info("%d rows of subject %s re-keyed to %s", changed, subject, key)
+        return changed
