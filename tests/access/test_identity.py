@@ -127,7 +127,7 @@ def test_migration_0007_goes_down_and_up_keeping_owners(file_db_url: str) -> Non
     assert lengths["owner"] == 200
     reopened = SessionStore.open(file_db_url)  # upgraded again on open
     with reopened.engine.connect() as conn:
-        assert {c["name"]: c["type"].length for c in inspect(conn).get_columns("sessions")}["owner"] == 520
+        assert {c["name"]: c["type"] for c in inspect(conn).get_columns("sessions")}["owner"].length == 520
     assert reopened.acting_as(Actor.user("sub-bob")).events(short_owned.id) == persisted(events)
     assert reopened.get_session(short_owned.id).owner == "sub-bob"
     reopened.close()
