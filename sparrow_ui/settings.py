@@ -5,12 +5,15 @@ another page starts again from its default. The values therefore live here, in a
 that no widget owns; each widget is seeded from it before it is drawn and writes back to it when changed.
 
 Every change of a non-secret setting is also written to ``$SPARROW_DATA_DIR/ui_settings.json`` (never the
-API key), so a reload or a new tab of this server starts with them. The language belongs to the person
+API key), so a reload or a new tab of this server starts with them. With sign-in each user has a file of their
+own (``ui_settings/<hash of the owner key>.json``): one user's choices are nobody else's defaults, and a tab
+whose user changes (sign out, sign in as someone else) starts again from that user's. The language belongs to the person
 looking, so it lives in the URL (``?lang=zh``): a reload or a shared link keeps it, another tab is not changed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable
@@ -22,9 +25,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_core.models import DEFAULT_MODEL
 from agent_core.providers import guess_provider
+from sparrow_ui.auth import identity
 from sparrow_ui.state import available_tools
 
 _STATE = "_sparrow_settings"
+_USER = "_sparrow_settings_user"
 LANG_PARAM = "lang"
 """The query parameter that holds a language other than English."""
 SECRET = "cfg_api_key"
@@ -48,9 +53,12 @@ class SavedSettings(BaseModel):
     cfg_max_tokens: int = Field(4096, ge=16, le=200_000)
 
 
-def settings_path() -> Path:
-    """Where the settings are kept: beside the session database."""
-    return Path(os.environ.get("SPARROW_DATA_DIR") or "data") / "ui_settings.json"
+def settings_path(user: str | None = None) -> Path:
+    """Where the settings are kept, beside the session database: one file, or one per signed-in ``user``."""
+    data = Path(os.environ.get("SPARROW_DATA_DIR") or "data")
+    if user is None:
+        return data / "ui_settings.json"
+    return data / "ui_settings" / f"{hashlib.sha256(user.encode('utf-8')).hexdigest()[:32]}.json"
 
 
 def _from_environment() -> SavedSettings:
@@ -64,18 +72,20 @@ def _from_environment() -> SavedSettings:
     )
 
 
-def _load() -> SavedSettings:
-    """The saved settings, or the environment's when there are none or the file is unreadable."""
+def _load(user: str | None) -> SavedSettings:
+    """The user's saved settings, or the environment's when there are none or the file is unreadable."""
     try:
-        return SavedSettings.model_validate_json(settings_path().read_text(encoding="utf-8"))
+        return SavedSettings.model_validate_json(settings_path(user).read_text(encoding="utf-8"))
     except (OSError, ValidationError, ValueError):
         return _from_environment()
 
 
 def settings() -> dict[str, Any]:
-    """This tab's settings (loaded once per browser session), by widget key."""
-    if _STATE not in st.session_state:
-        loaded = _load().model_dump()
+    """This tab's settings (loaded once per browser session and user), by widget key."""
+    user = identity()
+    if _STATE not in st.session_state or st.session_state.get(_USER) != user:
+        st.session_state[_USER] = user
+        loaded = _load(user).model_dump()
         asked = st.query_params.get(LANG_PARAM)
         loaded["lang_choice"] = asked if asked in ("en", "zh") else "en"
         tools = list(available_tools())
@@ -103,8 +113,9 @@ def _save() -> None:
     values = {k: v for k, v in settings().items() if k not in (SECRET, "lang_choice")}
     try:
         saved = SavedSettings.model_validate(values)
-        settings_path().parent.mkdir(parents=True, exist_ok=True)
-        settings_path().write_text(json.dumps(saved.model_dump(), ensure_ascii=False, indent=1), encoding="utf-8")
+        path = settings_path(st.session_state.get(_USER))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(saved.model_dump(), ensure_ascii=False, indent=1), encoding="utf-8")
     except (OSError, ValidationError):
         pass
 
