@@ -15,7 +15,7 @@ from agent_core.approvals import Approvals
 from agent_core.events import Event, RunFinished
 from agent_core.limits import CancelToken
 from agent_core.store.codec import decode
-from agent_core.store.run_owners import RunOwner, RunOwners, events_after
+from agent_core.store.run_owners import RunOwner
 from agent_core.store.sessions import SessionStore
 
 
@@ -114,7 +114,7 @@ class FollowedRun:
         self.error: str | None = None
         self.started = time.time()
         self.events: list[Event] = []
-        self._store, self._owners = store, RunOwners(store.engine)
+        self._store = store
         stored = store.stored_events(session_id)
         self.base: tuple[Event, ...] = tuple(
             decode(s.type, s.payload) for s in stored if s.run_id == owner.run_id and s.type != "model_delta"
@@ -130,7 +130,7 @@ class FollowedRun:
 
     def cancel(self) -> None:
         """Ask the owning process to stop the run (it ends with status ``cancelled`` within about a second)."""
-        self._owners.request_cancel(self.key, self.run_id)
+        self._store.request_cancel(self.key, self.run_id)
 
     def wait(self, since: int, timeout: float) -> list[Event]:
         """Events after index ``since``, polling the event table for up to ``timeout`` seconds."""
@@ -145,12 +145,12 @@ class FollowedRun:
 
     def _poll(self) -> None:
         self._polled = time.monotonic()
-        for seq, event in events_after(self._store.engine, self.key, self._last_seq):
+        for seq, event in self._store.events_after(self.key, self._last_seq):
             self._last_seq = seq
             if event.run_id == self.run_id:
                 self.events.append(event)
                 self._done = self._done or isinstance(event, RunFinished)
-        if not self._done and self._owners.live(self.key) is None:
+        if not self._done and self._store.live_run_owner(self.key) is None:
             self._done = True  # the owner released it or died: nothing more will come
 
 

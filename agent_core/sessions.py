@@ -104,8 +104,7 @@ def run_in_session(
     """
     cancel = cancel or CancelToken()
     owners = RunOwners(store.engine)
-    store.get_session(session_id)  # SessionNotFound before anything else
-    claim = owners.claim(session_id, run_id or new_run_id())
+    claim = store.claim_run(session_id, run_id or new_run_id())  # SessionNotFound (or ReadOnly) before anything
     try:
         store.update_config(session_id, config_from_agent(agent))
     except BaseException:
@@ -133,7 +132,7 @@ def resume_run(
         raise NothingToResume(f"session {session_id!r} has no interrupted run")
     cancel = cancel or CancelToken()
     owners = RunOwners(store.engine)
-    claim = owners.claim(session_id, interrupted.run_id)
+    claim = store.claim_run(session_id, interrupted.run_id)
     try:
         again = store.interrupted_run(session_id)  # it may have been resumed and finished while we claimed
         if again is None or again.run_id != interrupted.run_id:

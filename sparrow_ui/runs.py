@@ -15,8 +15,8 @@ from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryStore
 from agent_core.longterm.tools import bind_memory_tools
 from agent_core.sessions import agent_for_session, resume_run, run_in_session, split_at_run
-from agent_core.store import SessionStore
-from agent_core.store.run_owners import RunOwners, SessionBusy
+from agent_core.store import SessionNotFound, SessionStore
+from agent_core.store.run_owners import RunOwner, SessionBusy
 from agent_core.tools import Tool
 from agent_core.trace_export.live import live_export
 from sparrow_ui.i18n import t
@@ -34,8 +34,8 @@ def active_run(store: SessionStore, session_id: str | None) -> ActiveRun | None:
     if session_id is None:
         return None
     if (local := live_runs().active(session_id)) is not None:
-        return local
-    owner = RunOwners(store.engine).live(session_id)
+        return local if _may_read(store, session_id) else None
+    owner = _live_owner(store, session_id)
     return FollowedRun(store, session_id, owner) if owner is not None and not owner.local else None
 
 
@@ -44,9 +44,26 @@ def live_run_id(store: SessionStore, session_id: str | None) -> str | None:
     if session_id is None:
         return None
     if (local := live_runs().active(session_id)) is not None:
-        return local.run_id
-    owner = RunOwners(store.engine).live(session_id)
+        return local.run_id if _may_read(store, session_id) else None
+    owner = _live_owner(store, session_id)
     return owner.run_id if owner is not None else None
+
+
+def _live_owner(store: SessionStore, session_id: str) -> RunOwner | None:
+    """The session's live run owner, through the acting user (None: none, or not theirs to see)."""
+    try:
+        return store.live_run_owner(session_id)
+    except SessionNotFound:
+        return None
+
+
+def _may_read(store: SessionStore, session_id: str) -> bool:
+    """True when the acting user may see the session (a run started here is in the process-wide table)."""
+    try:
+        store.get_session(session_id)
+    except SessionNotFound:
+        return False
+    return True
 
 
 def ask(store: SessionStore, session_id: str, config: ModelConfig, question: str) -> None:

@@ -20,6 +20,7 @@ from agent_core.store.database import create_db_engine
 from agent_core.store.dumps import Dumps
 from agent_core.store.models import SessionRow
 from agent_core.store.records import SessionConfig, SessionInfo
+from agent_core.store.run_control import RunControl
 from agent_core.store.runs import RunQueries
 from agent_core.store.share_links import ShareLinks
 from agent_core.store.snapshots import Snapshots
@@ -31,7 +32,7 @@ __all__ = ["NotYours", "SessionNotFound", "SessionStore", "SnapshotNotFound", "n
 log = logging.getLogger(__name__)
 
 
-class SessionStore(Snapshots, Dumps, RunQueries, ShareLinks, Adoption):
+class SessionStore(Snapshots, Dumps, RunQueries, ShareLinks, RunControl, Adoption):
     """Sessions, their append-only event logs and snapshots; every method is its own transaction."""
 
     @classmethod

@@ -1,0 +1,236 @@
+"""Every public method of the stores, found by introspection, called as a non-owner and as a share-link viewer.
+
+A new store method fails ``test_every_public_method_has_a_probe`` until it gets a row in ``PROBES`` (or
+``MEMORY_PROBES``) saying how it is called and what each kind of visitor must get:
+
+- ``refused``: a refusal (the not-found errors, ``ReadOnly``/``PermissionError``, an invalid share link);
+- ``clean``: an answer that holds nothing of Alice's (her marker text and ids appear nowhere in it).
+
+The viewer holds an anonymous share link to Alice's session ``shared``; every probe runs against Alice's other,
+private session (``viewer``) and against the shared one (``viewer_shared``: reading it is allowed, changing it is
+not). Afterwards Alice's data must be exactly as before.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pytest
+
+from agent_core.events import RunStarted
+from agent_core.longterm import MemoryStore
+from agent_core.longterm.store import MemoryNotFound
+from agent_core.sessions import NothingToResume
+from agent_core.store import Actor, SessionNotFound, SessionStore, ShareLinkInvalid, SnapshotNotFound
+from agent_core.store.access import ReadOnly
+from agent_core.store.run_owners import RunOwners
+from tests.store.helpers import arithmetic_agent, run
+
+MARK = "ALICE-PRIVATE-7c1f"
+ALICE = Actor.user("https://id.example.com#sub-alice", "alice@example.com")
+BOB = Actor.user("https://id.example.com#sub-bob", "bob@example.com")
+REFUSALS = (SessionNotFound, SnapshotNotFound, ShareLinkInvalid, PermissionError, MemoryNotFound, NothingToResume)
+Expect = Literal["refused", "clean"]
+STRANGER_RUN = RunStarted(run_id="run_x", question=MARK, model="m", protocol="react")
+
+
+@dataclass
+class World:
+    """Alice's data, and the ids a probe aims at."""
+
+    url: str
+    target: str
+    """The session a probe aims at (Alice's private one, or the shared one)."""
+    snapshot: str
+    link_id: str
+    run_id: str
+    memory_id: int
+    token: str
+    shared: str
+    """Alice's session the viewer's link opens (nothing private in it)."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """How to call one method, and what Bob, a viewer of another session and a viewer of this one must get."""
+
+    call: Callable[[Any, World], Any]
+    bob: Expect = "refused"
+    viewer: Expect = "refused"
+    viewer_shared: Expect = "refused"
+
+
+def _dump(s: SessionStore, w: World) -> Any:
+    """A session file's content that Bob was handed (of the shared session: nothing private in it)."""
+    return SessionStore.open(w.url).acting_as(ALICE).dump_session(w.shared)
+
+
+PROBES: dict[str, Probe] = {
+    "acting_as": Probe(lambda s, w: s.acting_as(s.actor).list_sessions(), "clean", "clean", "clean"),
+    "add_dump": Probe(lambda s, w: s.add_dump(_dump(s, w)), "clean"),  # Bob's own copy of what he was given
+    "adopt_owner": Probe(lambda s, w: s.adopt_owner(ALICE.owner.split("#")[1])),
+    "append": Probe(lambda s, w: s.append(w.target, [STRANGER_RUN])),
+    "claim_run": Probe(lambda s, w: s.claim_run(w.target, "run_claimed")),
+    "claim_session": Probe(lambda s, w: s.claim_session(w.target)),
+    "close": Probe(lambda s, w: SessionStore.open(w.url).acting_as(s.actor).close(), "clean", "clean", "clean"),
+    "create_session": Probe(lambda s, w: s.create_session(title="mine"), "clean"),
+    "create_share_link": Probe(lambda s, w: s.create_share_link(w.target, allow_anonymous=True)),
+    "delete_session": Probe(lambda s, w: s.delete_session(w.target)),
+    "delete_snapshot": Probe(lambda s, w: s.delete_snapshot(w.snapshot)),
+    "dump_session": Probe(lambda s, w: s.dump_session(w.target)),
+    "events": Probe(lambda s, w: s.events(w.target), viewer_shared="clean"),
+    "events_after": Probe(lambda s, w: s.events_after(w.target, 0), viewer_shared="clean"),
+    "fork_snapshot": Probe(lambda s, w: s.fork_snapshot(w.snapshot)),
+    "get_session": Probe(lambda s, w: s.get_session(w.target), viewer_shared="clean"),
+    "get_snapshot": Probe(lambda s, w: s.get_snapshot(w.snapshot), viewer_shared="clean"),
+    "interrupted_run": Probe(lambda s, w: s.interrupted_run(w.target), viewer_shared="clean"),
+    "list_sessions": Probe(lambda s, w: s.list_sessions(), "clean", "clean", "clean"),
+    "list_share_links": Probe(lambda s, w: s.list_share_links(w.target)),
+    "list_snapshots": Probe(lambda s, w: s.list_snapshots(w.target), viewer_shared="clean"),
+    "live_run_owner": Probe(lambda s, w: s.live_run_owner(w.target), viewer_shared="clean"),
+    "open": Probe(lambda s, w: SessionStore.open(w.url).acting_as(s.actor).list_sessions(), "clean", "clean", "clean"),
+    "open_share_link": Probe(lambda s, w: s.open_share_link("x" * 43), "refused", "refused", "refused"),
+    "rename_session": Probe(lambda s, w: s.rename_session(w.target, "taken")),
+    "request_cancel": Probe(lambda s, w: s.request_cancel(w.target, w.run_id)),
+    "revoke_share_link": Probe(lambda s, w: s.revoke_share_link(w.link_id)),
+    "run_starters": Probe(lambda s, w: s.run_starters(w.target), viewer_shared="clean"),
+    "save_snapshot": Probe(lambda s, w: s.save_snapshot(w.target, "taken")),
+    "snapshot_events": Probe(lambda s, w: s.snapshot_events(w.snapshot), viewer_shared="clean"),
+    "stored_events": Probe(lambda s, w: s.stored_events(w.target), viewer_shared="clean"),
+    "update_config": Probe(lambda s, w: s.update_config(w.target, s.get_session(w.target).config)),
+}
+"""One probe per public SessionStore method (the walk below refuses to run with one missing)."""
+
+MEMORY_PROBES: dict[str, Probe] = {
+    "add": Probe(lambda m, w: m.add("Bob likes tea", scope="user"), "clean"),
+    "claim_unowned": Probe(lambda m, w: m.claim_unowned()),
+    "clear": Probe(lambda m, w: m.clear("user"), "clean"),  # Bob's own memories only
+    "close": Probe(lambda m, w: MemoryStore.open(w.url).close(), "clean"),
+    "count": Probe(lambda m, w: m.count("user"), "clean"),
+    "delete": Probe(lambda m, w: m.delete(w.memory_id)),
+    "get": Probe(lambda m, w: m.get(w.memory_id)),
+    "list": Probe(lambda m, w: m.list("user"), "clean"),
+    "open": Probe(lambda m, w: MemoryStore.open(w.url).close(), "clean"),
+    "scopes": Probe(lambda m, w: m.scopes(), "clean"),
+    "search": Probe(lambda m, w: m.search(MARK, scope="user"), "clean"),
+    "unowned_count": Probe(lambda m, w: m.unowned_count(), "clean"),
+}
+"""One probe per public MemoryStore method; a share-link viewer cannot even open a MemoryStore."""
+
+
+def public_methods(cls: type) -> set[str]:
+    """The public callables of a class, inherited ones included (so a new mixin's methods are found too)."""
+    return {name for name, _ in inspect.getmembers(cls, callable) if not name.startswith("_")}
+
+
+def test_every_public_method_has_a_probe() -> None:
+    assert sorted(public_methods(SessionStore) - set(PROBES)) == [], "give each new store method a probe"
+    assert sorted(set(PROBES) - public_methods(SessionStore)) == []
+    assert sorted(public_methods(MemoryStore) ^ set(MEMORY_PROBES)) == []
+
+
+@pytest.fixture
+def world(file_db_url: str) -> Iterator[tuple[SessionStore, World, str]]:
+    store = SessionStore.open(file_db_url)
+    alice = store.acting_as(ALICE)
+    private = alice.create_session(title=f"Plan {MARK}")
+    run(alice, private.id, arithmetic_agent(), f"What is 6*7? {MARK}")
+    shared = alice.create_session(title="Shared demo")
+    run(alice, shared.id, arithmetic_agent(), "What is 2*3?")
+    token, _ = alice.create_share_link(shared.id, allow_anonymous=True)
+    memory = MemoryStore(store.engine, actor=ALICE).add(f"Alice's door code is {MARK}", scope="user")
+    made = World(file_db_url, private.id, "", "", "run_live", memory.id, token, shared.id)
+    yield store, made, shared.id
+    store.close()
+
+
+def alice_state(store: SessionStore, w: World, shared: str) -> Any:
+    alice = store.acting_as(ALICE)
+    sessions = {s.id: (s.title, s.owner, len(alice.events(s.id))) for s in alice.list_sessions()}
+    links = {sid: [(k.id, k.active) for k in alice.list_share_links(sid)] for sid in sessions}
+    snapshots = {sid: [x.name for x in alice.list_snapshots(sid)] for sid in sessions}
+    owner = RunOwners(store.engine).get(w.target)
+    memories = [m.text for m in MemoryStore(store.engine, actor=ALICE).list("user")]
+    return sessions, links, snapshots, owner and owner.run_id, memories
+
+
+def outcome(call: Callable[[], Any]) -> tuple[Expect, Any]:
+    try:
+        return "clean", call()
+    except REFUSALS as exc:
+        return "refused", exc
+
+
+def walk(probes: dict[str, Probe], store: Any, w: World, role: str) -> list[str]:
+    """Each probe's outcome against its expectation for ``role``; the list of mismatches and leaks."""
+    wrong = []
+    for name, probe in sorted(probes.items()):
+        got, value = outcome(lambda p=probe: p.call(store, w))
+        expected = getattr(probe, role)
+        if got != expected:
+            wrong.append(f"{name}: {got} ({value!r:.120}), expected {expected}")
+        elif got == "clean" and (MARK in repr(value) or (role != "viewer_shared" and w.target in repr(value))):
+            wrong.append(f"{name}: answered with Alice's data: {value!r:.200}")
+    return wrong
+
+
+def aim(store: SessionStore, w: World, session_id: str) -> World:
+    """The world aimed at ``session_id``: a snapshot of it, a share link of it, a live run in it."""
+    alice = store.acting_as(ALICE)
+    snapshot = alice.save_snapshot(session_id, f"snap-{len(alice.list_snapshots(session_id))}")
+    _, link = alice.create_share_link(session_id)
+    alice.claim_run(session_id, "run_live")  # a run in progress there (owned by this process)
+    return World(w.url, session_id, snapshot.id, link.id, "run_live", w.memory_id, w.token, w.shared)
+
+
+def test_a_non_owner_gets_nothing_of_alices_through_any_method(world: tuple[SessionStore, World, str]) -> None:
+    store, w, shared = world
+    w = aim(store, w, w.target)
+    before = alice_state(store, w, shared)
+    bob = store.acting_as(BOB)
+    assert walk(PROBES, bob, w, "bob") == []
+    assert walk(MEMORY_PROBES, MemoryStore(store.engine, actor=BOB), w, "bob") == []
+    assert alice_state(store, w, shared) == before
+
+
+@pytest.mark.parametrize("aimed_at", ["viewer", "viewer_shared"])
+def test_a_share_link_viewer_reads_its_session_and_changes_nothing(
+    world: tuple[SessionStore, World, str], aimed_at: str
+) -> None:
+    store, w, shared = world
+    w = aim(store, w, shared if aimed_at == "viewer_shared" else w.target)
+    before = alice_state(store, w, shared)
+    viewer = store.acting_as(store.open_share_link(w.token).actor())
+    assert walk(PROBES, viewer, w, aimed_at) == []
+    with pytest.raises(ReadOnly):
+        MemoryStore(store.engine, actor=viewer.actor)
+    assert alice_state(store, w, shared) == before
+
+
+def test_no_run_is_claimed_or_followed_around_the_acting_user(
+    world: tuple[SessionStore, World, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Starting, resuming and following a run go through the store's checks before run_owners is touched."""
+    from agent_core.live import FollowedRun
+    from agent_core.sessions import resume_run, run_in_session
+
+    store, w, shared = world
+    claims: list[str] = []
+    real_claim = RunOwners.claim
+    monkeypatch.setattr(RunOwners, "claim", lambda self, sid, rid: claims.append(sid) or real_claim(self, sid, rid))
+    viewer = store.acting_as(store.open_share_link(w.token).actor())
+    for who, session_id in ((viewer, shared), (store.acting_as(BOB), w.target), (store.acting_as(BOB), shared)):
+        with pytest.raises(REFUSALS):
+            list(run_in_session(who, session_id, arithmetic_agent(), "What is 1+1?"))
+        with pytest.raises(REFUSALS):
+            list(resume_run(who, session_id, arithmetic_agent()))
+    assert claims == []
+    owner = store.acting_as(ALICE).claim_run(w.target, "run_live")
+    with pytest.raises(SessionNotFound):
+        FollowedRun(store.acting_as(BOB), w.target, owner)
+    followed = FollowedRun(store.acting_as(ALICE), w.target, owner)
+    followed.cancel()
+    assert RunOwners(store.engine).get(w.target).cancel_requested  # type: ignore[union-attr]
