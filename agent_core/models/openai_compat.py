@@ -36,7 +36,11 @@ NO_KEY_PLACEHOLDER = "sk-no-key-required"
 
 
 class OpenAIChatModel:
-    """Streams chat completions through the official ``openai`` client, with timeouts and retries."""
+    """Streams chat completions through the official ``openai`` client, with timeouts and retries.
+
+    ``use_environment=False``: no fallback to SPARROW_MODEL, OPENAI_BASE_URL or OPENAI_API_KEY (the app decides
+    which key goes where); ``address_policy``: every connection is checked against it (a URL a user typed).
+    """
 
     def __init__(
         self,
@@ -50,9 +54,6 @@ class OpenAIChatModel:
         use_environment: bool = True,
         address_policy: AddressPolicy | None = None,
     ) -> None:
-        """``use_environment=False``: no fallback to SPARROW_MODEL, OPENAI_BASE_URL or OPENAI_API_KEY (the app
-        decides which key goes where); ``address_policy``: every connection is checked against it (a URL a user
-        typed in a shared deployment)."""
         environ = os.environ if use_environment else {}
         self.name = model or environ.get("SPARROW_MODEL") or DEFAULT_MODEL
         self.base_url = base_url or environ.get("OPENAI_BASE_URL") or None
@@ -73,15 +74,13 @@ class OpenAIChatModel:
         # The openai client retries 429, 5xx, timeouts and connection errors with exponential backoff;
         # the attempt log notes each attempt's status so a step can say it was retried after a 503.
         self._attempts = AttemptLog()
+        guarded = None if address_policy is None else GuardedTransport(address_policy)
         self._client = openai.OpenAI(
             api_key=key or NO_KEY_PLACEHOLDER,
             base_url=self.base_url,
             timeout=timeout,
             max_retries=max_retries,
-            http_client=openai.DefaultHttpxClient(
-                event_hooks={"response": [self._attempts.hook]},
-                transport=None if address_policy is None else GuardedTransport(address_policy),
-            ),
+            http_client=openai.DefaultHttpxClient(event_hooks={"response": [self._attempts.hook]}, transport=guarded),
         )
 
     def __repr__(self) -> str:
