@@ -54,6 +54,8 @@ chat_column, trace_column = st.columns([3, 2], gap="large")
 with chat_column:
     if not turns and config.configured:
         st.info(t("chat.empty"))
+    elif not turns and viewing:
+        st.info(t("traces.no_runs"))
     elif not turns:
         st.subheader(t("onboard.title"))
         st.markdown(t("onboard.body"))
@@ -65,7 +67,7 @@ with chat_column:
         pickable=True,
         session_id=session_id,
         live_run_id=live.run_id if live else None,
-        under_live=partial(approval_boxes, live) if live else None,
+        under_live=partial(approval_boxes, live) if live and not viewing else None,  # a viewer decides nothing
     )
     interrupted = None if live or viewing or view.info is None else store.interrupted_run(view.info.id)
     if interrupted is not None:

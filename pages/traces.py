@@ -54,8 +54,9 @@ if live_run_id is not None:
     refresh.button(t("traces.refresh"), icon=":material/refresh:", key="refresh", width="stretch")
 with run_column:
     turn = overview.pick_run(turns, live_run_id)
-with compare_column:
-    compare.compare_button(session_id, turn.run_id)
+if not read_only():  # Compare reruns turns and lists the user's sessions: not for a share link's viewer
+    with compare_column:
+        compare.compare_button(session_id, turn.run_id)
 run_events = [e for e in view.events if e.run_id == turn.run_id]
 
 run_tab, session_tab, replay_tab = overview.lazy_tabs(

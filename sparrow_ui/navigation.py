@@ -29,7 +29,7 @@ _navigated = threading.Event()
 def pages() -> list[st.Page]:
     """The page scripts in pages/, with their titles in the UI language; Chat is the home page.
 
-    A share link's tab gets only Chat and Traces.
+    A share link's tab gets only Chat, Traces and presentation mode (all read-only).
     """
     every = [
         st.Page("pages/chat.py", title=t("nav.chat"), icon=":material/chat:", default=True),
@@ -40,7 +40,7 @@ def pages() -> list[st.Page]:
         st.Page("pages/compare.py", title=td("nav.compare"), icon=":material/compare_arrows:"),
         st.Page(PRESENT_PAGE, title=td("present.enter"), icon=":material/co_present:", visibility="hidden"),
     ]
-    return [every[0], every[2]] if read_only() else every
+    return [every[0], every[2], every[6]] if read_only() else every
 
 
 def navigation() -> st.Page:
