@@ -137,7 +137,8 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--user",
         metavar="SUBJECT",
-        help="act as this user (their sign-in subject): see and change only their sessions and memories "
+        help="act as this user (their owner key: ISSUER#SUBJECT for a web user): see and change only their sessions "
+        "and memories "
         "(an admin if listed in $SPARROW_ADMINS); without it, act as the admin of this machine",
     )
 

@@ -13,8 +13,10 @@ from collections.abc import Iterator
 
 import pytest
 import werkzeug.serving
+from playwright.sync_api import expect
 
 from agent_core.testing import FakeOpenAIServer
+from agent_core.testing.rule_llm import rule_reply
 from tests.e2e.conftest import _free_port, open_page, shot, streamlit_server, wait_for_app
 
 SIX_BY_SEVEN = "What is 6*7?"
@@ -43,7 +45,9 @@ def auth_app(fake_llm: FakeOpenAIServer, provider: str, tmp_path_factory: pytest
         'cookie_secret = "e2e-cookie-secret-0123456789abcdef"\n'
         'client_id = "sparrow-e2e"\n'
         'client_secret = "sparrow-e2e-secret"\n'
-        f'server_metadata_url = "{provider}/.well-known/openid-configuration"\n',
+        f'server_metadata_url = "{provider}/.well-known/openid-configuration"\n'
+        "[sparrow]\n"
+        'allowed_endpoint_networks = ["127.0.0.1/32"]\n',  # so a typed loopback URL is reached (and counted)
         encoding="utf-8",
     )
     logs = tmp_path_factory.mktemp("auth-logs") / "streamlit.log"
@@ -192,3 +196,45 @@ def test_a_share_link_for_signed_in_viewers_opens_once_the_visitor_signed_in(bro
     assert "share=" not in visitor.url and visitor.get_by_text(SIX_BY_SEVEN).count() == 0
     visitor.context.close()
     owner.context.close()
+
+
+def model_settings(page):  # type: ignore[no-untyped-def]
+    """The sidebar with its Model expander open."""
+    side = page.get_by_test_id("stSidebar")
+    expander = side.get_by_test_id("stExpander").filter(has_text="Model ·").first
+    if expander.locator("details").get_attribute("open") is None:
+        expander.locator("summary").click()
+    return side
+
+
+def test_one_users_base_url_is_not_anothers_and_the_operator_key_stays_home(  # type: ignore[no-untyped-def]
+    browser, auth_app: str, fake_llm: FakeOpenAIServer
+) -> None:
+    with FakeOpenAIServer(rule_reply) as typed:
+        operator_before = len(fake_llm.keys_seen)
+        frank = sign_in(browser, auth_app, "frank@example.com")
+        side = model_settings(frank)
+        side.get_by_label("Base URL").fill(typed.base_url)
+        side.get_by_label("Base URL").press("Enter")
+        wait_for_app(frank)
+        side.get_by_text("The server's key is sent only to the endpoints").wait_for()
+        side.get_by_role("button", name="Test connection").click()
+        side.get_by_text(f"Connected to {typed.base_url}").wait_for()
+        ask(frank, SIX_BY_SEVEN)  # answered by the typed server
+        shot(frank, "access_07_typed_endpoint")
+        assert len(typed.keys_seen) >= 2 and set(typed.keys_seen) == {"Bearer sk-no-key-required"}
+        assert len(fake_llm.keys_seen) == operator_before  # nothing went to the operator's endpoint meanwhile
+
+        grace = sign_in(browser, auth_app, "grace@example.com")
+        expect(model_settings(grace).get_by_label("Base URL")).to_have_value(fake_llm.base_url)  # not Frank's
+        typed_before = len(typed.keys_seen)
+        ask(grace, SIX_BY_SEVEN)  # answered by the operator's endpoint, with the operator's key
+        shot(grace, "access_08_other_user_default")
+        assert len(typed.keys_seen) == typed_before
+        assert set(fake_llm.keys_seen[operator_before:]) == {"Bearer sk-e2e-test-key"}
+        frank.reload()
+        wait_for_app(frank)
+        expect(model_settings(frank).get_by_label("Base URL")).to_have_value(typed.base_url)  # Frank's own, kept
+        assert "Bearer sk-e2e-test-key" not in typed.keys_seen
+        frank.context.close()
+        grace.context.close()
