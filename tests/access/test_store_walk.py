@@ -13,9 +13,11 @@ not). Afterwards Alice's data must be exactly as before.
 
 from __future__ import annotations
 
+import ast
 import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import pytest
@@ -234,3 +236,17 @@ def test_no_run_is_claimed_or_followed_around_the_acting_user(
     followed = FollowedRun(store.acting_as(ALICE), w.target, owner)
     followed.cancel()
     assert RunOwners(store.engine).get(w.target).cancel_requested  # type: ignore[union-attr]
+
+
+def test_nothing_above_the_store_reaches_run_owners_around_the_acting_user() -> None:
+    """Outside ``agent_core/store`` only ``sessions.run_in_session``/``resume_run`` hold a RunOwners, to heartbeat a
+    claim that ``store.claim_run`` checked; nobody tails the event table directly."""
+    root = Path(__file__).resolve().parents[2]
+    found = []
+    for path in [*root.joinpath("agent_core").rglob("*.py"), *root.joinpath("sparrow_ui").glob("*.py")]:
+        if "store" in path.relative_to(root).parts[1:2]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("RunOwners", "events_after"):
+                found.append(f"{path.relative_to(root)}:{ast.unparse(node.func)}")
+    assert found == ["agent_core/sessions.py:RunOwners", "agent_core/sessions.py:RunOwners"]
