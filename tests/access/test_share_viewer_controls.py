@@ -60,3 +60,26 @@ def test_an_empty_shared_session_offers_no_examples_to_import(
     at = viewer_app(monkeypatch, token, None, {})
     assert_fine(at, "empty")
     assert not reachable_buttons(at), reachable_buttons(at)
+
+
+def test_a_viewer_watching_a_live_run_cannot_approve_its_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_core.testing import FakeOpenAIServer
+    from agent_core.testing.rule_llm import rule_reply
+    from tests.app.test_chat_page import APP, TIMEOUT, ask, open_app, texts
+
+    with FakeOpenAIServer(rule_reply) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        owner = ask(open_app(), "Please fetch http://127.0.0.1:9/page")  # waits for an approval
+        assert "Allow it?" in texts(owner)
+        value = owner.query_params["session"]
+        session_id = value[0] if isinstance(value, list) else value
+        store = SessionStore.open()
+        token, _ = store.create_share_link(session_id, allow_anonymous=True)
+        store.close()
+        viewer = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        viewer.query_params["share"] = token
+        viewer.run()
+        assert not viewer.exception and "read-only" in page_text(viewer)
+        assert not [b.key for b in viewer.button if b.key and b.key.startswith(("approve_", "deny_"))]
+        next(b for b in owner.button if b.key and b.key.startswith("approve_")).click().run()
+        assert "The fetch tool said:" in texts(owner)  # the owner still decides
