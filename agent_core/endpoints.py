@@ -86,6 +86,14 @@ class EndpointPolicy:
             return None
         return next((e for e in self.endpoints if endpoint_identity(e.base_url) == wanted), None)
 
+    def pinned(self, base_url: str | None, typed_key: str | None, model: str) -> tuple[str | None, str | None, str]:
+        """(base URL, typed key, model) as the operator allows: unchanged, or, when locked, the operator's."""
+        if not self.locked:
+            return base_url, typed_key, model
+        first = self.endpoints[0] if self.endpoints else None
+        suggested = first.models[0] if first and first.models else model
+        return (first.base_url if first else None), None, self.model or suggested
+
     def connection(self, base_url: str | None, typed_key: str | None) -> Connection:
         """Where to connect and with which key; raises ModelError("config") for a URL the address rules refuse.
 

@@ -149,11 +149,9 @@ def _config(policy: EndpointPolicy) -> ModelConfig:
     state = settings.settings()
     endpoint = {"provider": state["cfg_provider"], "base_url": (state["cfg_base_url"] or "").strip() or None}
     model, key = (state["cfg_model"] or "").strip() or DEFAULT_MODEL, (state[settings.SECRET] or "").strip() or None
-    if policy.locked:  # the operator's first endpoint and model, whatever this tab holds
-        first = policy.endpoints[0] if policy.endpoints else None
-        endpoint = {"provider": "custom", "base_url": first.base_url if first else None}
-        model = policy.model or (first.models[0] if first and first.models else DEFAULT_MODEL)
-        key = None
+    if policy.locked:  # the operator's first endpoint and model, whatever this tab holds (chat_model insists too)
+        url, key, model = policy.pinned(endpoint["base_url"], key, DEFAULT_MODEL)
+        endpoint = {"provider": "custom", "base_url": url}
     return ModelConfig(
         **endpoint,
         model=model,

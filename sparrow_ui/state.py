@@ -90,9 +90,10 @@ class ModelConfig:
 
         Every model the app builds comes from here, so the operator's keys go only where ``endpoints`` allows.
         """
-        connection = self.endpoints.connection(self.base_url, self.api_key)
+        base_url, typed_key, model = self.endpoints.pinned(self.base_url, self.api_key, self.model)
+        connection = self.endpoints.connection(base_url, typed_key)
         return OpenAIChatModel(
-            self.model,
+            model,
             api_key=connection.api_key,
             base_url=connection.base_url,
             use_environment=False,

@@ -228,3 +228,12 @@ def test_the_cli_still_takes_its_key_from_the_environment(monkeypatch: pytest.Mo
     assert OpenAIChatModel("m", base_url="http://127.0.0.1:9/v1", use_environment=False)._client.api_key != (
         OPERATOR_KEY
     )
+
+
+def test_a_locked_policy_holds_whatever_config_reaches_the_client(typed: FakeOpenAIServer) -> None:
+    """Compare's rerun form may change the model name of a config: a locked policy still decides (at chat_model)."""
+    first = OperatorEndpoint("http://127.0.0.1:9/v1", OPERATOR_KEY, "ops", ("ops-model",))
+    policy = EndpointPolicy((first,), locked=True)
+    forged = ModelConfig("custom", typed.base_url, "other-model", TYPED_KEY, "react", 3, 0.0, (), endpoints=policy)
+    model = forged.chat_model()
+    assert (model.endpoint, model.name, model._client.api_key) == ("http://127.0.0.1:9/v1", "ops-model", OPERATOR_KEY)
