@@ -20,6 +20,10 @@ _NUMBER = re.compile(r"(?<![\w.])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[
 """A number as people write it: ``1,048,576``, ``4.44``, ``-3``, ``1e6`` (``2024-05-20`` gives 2024, 05, 20)."""
 
 
+ANSWER_KINDS = frozenset({"exact", "contains", "regex", "number", "json_field"})
+"""Checks that read the answer: a run that gave none fails them with its own reason (step limit, timeout...)."""
+
+
 def normalise(text: str, *, case_sensitive: bool = False) -> str:
     """NFKC, spaces collapsed, surrounding quotes and trailing punctuation dropped, case folded unless asked not to."""
     text = " ".join(unicodedata.normalize("NFKC", text).split()).strip().strip("\"'`“”‘’").rstrip(".。!！ ")
@@ -35,6 +39,9 @@ def numbers_in(text: str) -> list[float]:
 def score_check(check: Check, ctx: ScoringContext) -> Score:
     """The Score of one check on one run; never raises."""
     kind = check.kind
+    facts = ctx.facts
+    if kind in ANSWER_KINDS and not facts.answer and facts.status != "completed":
+        return Score.of(kind, False, f"the run ended without an answer ({facts.status}: {facts.error or 'no answer'})")
     try:
         return _CHECKS[kind](check, ctx)
     except Exception as exc:  # a check must not crash the experiment

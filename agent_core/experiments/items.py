@@ -49,7 +49,7 @@ class Check(BaseModel):
     """The answer contains this (case-insensitive unless ``case_sensitive``)."""
     regex: str | None = Field(default=None, min_length=1, max_length=2000)
     """The answer matches this Python regular expression somewhere."""
-    number: float | None = None
+    number: int | float | None = None
     """Some number in the answer (``1,048,576``, ``4.44``, ``-3``) is within ``tolerance`` of this."""
     tolerance: float = Field(default=1e-9, ge=0)
     json_field: str | None = Field(default=None, min_length=1, max_length=200)
