@@ -24,6 +24,7 @@ from agent_core.cli.common import (
     open_store,
     store_errors,
 )
+from agent_core.cli.worker import wait_for_workers
 from agent_core.experiments import (
     DatasetFileError,
     DatasetNotFound,
@@ -37,6 +38,7 @@ from agent_core.experiments.comparison import Change, changes
 from agent_core.experiments.configs import ConfigFileError, read_configs
 from agent_core.experiments.exports import to_json, to_junit
 from agent_core.experiments.progress import Progress
+from agent_core.experiments.queue import QUEUE_NAME, QueueError, enqueue_experiment
 from agent_core.experiments.records import ExperimentInfo
 from agent_core.experiments.registry import load_scorers
 from agent_core.experiments.report import changes_text, summary_table
@@ -46,6 +48,7 @@ from agent_core.models import OpenAIChatModel
 from agent_core.models.openai_compat import DEFAULT_MODEL
 from agent_core.protocols import PROTOCOLS
 from agent_core.store import SessionStore
+from agent_core.store.database import database_url
 
 
 @contextlib.contextmanager
@@ -77,6 +80,7 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--judge-model", help="the model that grades 'judge' checks (same endpoint as --base-url)")
     run.add_argument("--junit", metavar="FILE", help="write JUnit XML results here")
     run.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
+    run.add_argument("--queue", action="store_true", help="hand the items to `worker` processes (PostgreSQL)")
 
 
 def configs_of(args: argparse.Namespace) -> list[RunConfig]:
@@ -119,6 +123,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             repeats=args.repeats,
             concurrency=args.concurrency,
             baseline=args.baseline,
+            queue=QUEUE_NAME if args.queue else None,
         )
         print(f"experiment: {info.id}", file=sys.stderr, flush=True)
         return run_and_report(store, info, args)
@@ -134,7 +139,9 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def run_and_report(store: SessionStore, info: ExperimentInfo, args: argparse.Namespace) -> int:
-    """Run the experiment's missing units with Ctrl-C as Stop; print the summary; the exit code."""
+    """Run the experiment's missing units with Ctrl-C as Stop (or hand them to workers); print the summary."""
+    if info.queue:
+        return _queued(store, info, args)
     cancel = CancelToken()
     judge = getattr(args, "judge_model", None)
     judge_model = OpenAIChatModel(judge, base_url=getattr(args, "base_url", None)) if judge else None
@@ -178,6 +185,18 @@ def report(store: SessionStore, info: ExperimentInfo, args: argparse.Namespace, 
         print(f"{regressions} regression(s) against the baseline {info.baseline_id}", file=sys.stderr)
         return EXIT_RUN_FAILED
     return EXIT_OK
+
+
+def _queued(store: SessionStore, info: ExperimentInfo, args: argparse.Namespace) -> int:
+    try:
+        count = enqueue_experiment(store, database_url(args.db), info.id)
+    except QueueError as exc:
+        raise CliError(str(exc)) from None
+    print(f"handed {count} unit(s) to the workers (`python -m agent_core worker`)", file=sys.stderr, flush=True)
+    printer = ProgressPrinter()
+    waited = wait_for_workers(store, info, printer)
+    printer.end()
+    return waited if waited != EXIT_OK else report(store, get_experiment(store, info.id), args, stopped=False)
 
 
 def _check_scorers() -> None:
