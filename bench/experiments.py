@@ -14,13 +14,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import logging
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -64,10 +68,29 @@ def items(count: int) -> list[DatasetItem]:
     return [DatasetItem(id=f"add-{n}", question=f"What is {n} + {n}?", expect={"number": 2 * n}) for n in range(count)]
 
 
+def serve(port: int, delay: float) -> None:
+    """The slow fake LLM in a process of its own (a model server is never in the client's process)."""
+    server = FakeOpenAIServer(slow_rules(delay), port=port).start()
+    print(server.base_url, flush=True)
+    threading.Event().wait()
+
+
+@contextlib.contextmanager
+def model_server(delay: float) -> Iterator[str]:
+    """``serve`` in a subprocess; its base URL."""
+    command = [sys.executable, __file__, "--serve", "0", "--delay", str(delay)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        yield str(process.stdout.readline().strip() if process.stdout else "")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
 def wall_against_ideal(args: argparse.Namespace, workdir: Path) -> None:
     """Part 1: an experiment through HTTP, and the same runs unrecorded."""
-    with FakeOpenAIServer(slow_rules(args.delay)) as server:
-        os.environ.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-bench")
+    with model_server(args.delay) as base_url:
+        os.environ.update(OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-bench")
         configs = [
             RunConfig(name="react", model="gpt-4o-mini"),
             RunConfig(name="tools", model="fake-model", protocol="tools"),
@@ -75,15 +98,16 @@ def wall_against_ideal(args: argparse.Namespace, workdir: Path) -> None:
         store = SessionStore.open(f"sqlite:///{workdir / 'wall.db'}")
         create_dataset(store, "bench", items(args.items))
         experiment = create_experiment(store, "bench", configs, concurrency=args.concurrency)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         progress = ExperimentRunner(store, experiment.id).run()
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         bare = unrecorded(args, configs)
     units = args.items * len(configs)
     ideal = units * CALLS_PER_ITEM * args.delay / args.concurrency
     print(f"1. {units} units, {progress.passed} passed, concurrency {args.concurrency}, {args.delay} s per model call")
     print(f"   wall {wall:.2f} s, ideal {ideal:.2f} s: ratio {wall / ideal:.2f} (target ≤ 1.3)")
     print(f"   unrecorded {bare:.2f} s: store overhead per item {(wall - bare) / bare:+.1%} (target ≤ 5%)")
+    print(f"   CPU of this process: {cpu * 1000 / units:.0f} ms per unit, {cpu / wall:.0%} of a core on average")
 
 
 def unrecorded(args: argparse.Namespace, configs: list[RunConfig]) -> float:
@@ -243,7 +267,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--page-items", type=int, default=1000)
     parser.add_argument("--parts", default="1,2,3")
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve is not None:
+        serve(args.serve, args.delay)
+        return
     with tempfile.TemporaryDirectory() as folder:
         workdir = Path(folder)
         if "1" in args.parts:

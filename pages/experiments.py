@@ -18,6 +18,9 @@ from sparrow_ui.sidebar import frame
 from sparrow_ui.state import get_store
 from sparrow_ui.strings_experiments import te
 
+CHANGES_SHOWN = 30
+"""Changes listed with their links; all of them are in the table below the list."""
+
 config = frame()
 store = get_store()
 st.header(te("nav.experiments"))
@@ -89,8 +92,12 @@ if baseline_id is not None:
     except ExperimentNotFound as exc:
         st.warning(str(exc))
     if found:
-        link = st.column_config.LinkColumn(te("col.compare"), display_text=te("col.compare"))
-        st.dataframe(experiment_tables.changes_frame(found), hide_index=True, column_config={te("col.compare"): link})
+        st.markdown("\n".join(f"- {experiment_tables.change_line(c)}" for c in found[:CHANGES_SHOWN]))
+        with st.expander(te("exp.all_changes", count=len(found))):
+            link = st.column_config.LinkColumn(te("col.compare"), display_text=te("col.compare"))
+            st.dataframe(
+                experiment_tables.changes_frame(found), hide_index=True, column_config={te("col.compare"): link}
+            )
     else:
         st.caption(te("exp.no_changes"))
 

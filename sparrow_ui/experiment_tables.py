@@ -14,6 +14,7 @@ from agent_core.experiments.comparison import Change
 from agent_core.experiments.records import ExperimentInfo
 from agent_core.experiments.results import ConfigSummary, UnitResult
 from agent_core.formatting import format_cost, format_duration, format_tokens
+from agent_core.untrusted import plain
 from sparrow_ui.strings_experiments import te
 
 CELL_TEXT = r"#(.*)$"
@@ -61,6 +62,18 @@ def changes_frame(found: Sequence[Change]) -> pd.DataFrame:
             for c in found
         ]
     )
+
+
+def change_line(change: Change) -> str:
+    """One change as Markdown: kind, item, configuration, reason, then Compare and Trace links (plain text escaped)."""
+    mark = "🔻" if change.kind == "regression" else "🔺"
+    links = []
+    if change.compare_url:
+        links.append(f"[{te('col.compare')}]({change.compare_url})")
+    if (trace := trace_link(change.after)) is not None:
+        links.append(f"[{te('col.trace')}]({trace.split('#', 1)[0]})")
+    where = f"**{plain(change.item_id)}** · {plain(change.config_label)}"
+    return f"{mark} {te(f'kind.{change.kind}')} · {where} — {plain(change.reason)} · {' · '.join(links)}"
 
 
 def cell_text(unit: UnitResult) -> str:

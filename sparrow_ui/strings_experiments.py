@@ -87,6 +87,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "col.kind": {"en": "Change", "zh": "变化"},
     "col.reason": {"en": "Reason", "zh": "原因"},
     "col.compare": {"en": "Compare", "zh": "对比"},
+    "col.trace": {"en": "Trace", "zh": "追踪"},
+    "exp.all_changes": {"en": "All {count} changes as a table", "zh": "全部 {count} 项变化（表格）"},
     "col.status": {"en": "Status", "zh": "状态"},
     "col.created": {"en": "Created", "zh": "创建时间"},
     "kind.regression": {"en": "regression", "zh": "退步"},

@@ -39,6 +39,9 @@ def test_a_first_visit_shows_the_finished_example_with_its_regressions() -> None
     changes = at.dataframe[1].value.to_dict("records")
     assert {r["Item"] for r in changes} == {"multiply", "two-tools"}
     assert all(r["Compare"].startswith("/compare?left=ses_") and ":run_" in r["Compare"] for r in changes)
+    listed = next(m.value for m in at.markdown if "regression ·" in m.value).splitlines()
+    assert len(listed) == 4 and listed[0].startswith("- 🔻 regression · **multiply** · ReAct · 2 steps — the run ended")
+    assert "[Compare](/compare?left=ses_" in listed[0] and "[Trace](/traces?session=ses_" in listed[0]
     matrix = at.dataframe[2].value
     assert len(matrix) == 20 and list(matrix.columns)[2:] == ["ReAct · 2 steps", "tools · 2 steps"]
     cell = matrix.iloc[0]["ReAct · 2 steps"]
