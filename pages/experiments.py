@@ -56,7 +56,7 @@ if is_example(info):
     st.info(te("exp.example_banner"), icon=":material/auto_stories:")
 elif (
     info.status in ("pending", "cancelled")
-    and info.id not in experiment_run.running_jobs()
+    and not experiment_run.is_running(info.id)
     and st.button(te("exp.resume"), icon=":material/play_arrow:")
 ):
     experiment_run.start(store, info.id, experiment_run.sidebar_models(config))

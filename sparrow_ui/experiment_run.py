@@ -38,6 +38,12 @@ def running_jobs() -> dict[str, BackgroundRun]:
     return {}
 
 
+def is_running(experiment_id: str) -> bool:
+    """True while an experiment started from this server process still runs."""
+    job = running_jobs().get(experiment_id)
+    return job is not None and job.running
+
+
 def sidebar_models(config: ModelConfig) -> ModelFactory:
     """A model factory with the sidebar's endpoint and key (the key is never recorded)."""
 
@@ -96,12 +102,16 @@ def _experiment_label(info: ExperimentInfo | None) -> str:
 
 
 def progress_panel(experiment_id: str, on_finish: Callable[[], None]) -> None:
-    """Live progress of a running experiment (done/total, pass rate, cost, time left) with a Stop button."""
+    """Live progress of an experiment started here (done/total, pass rate, cost, time left) with a Stop button.
+
+    Redrawn every second while it runs; when it ends the whole page reruns once to show the results.
+    """
     job = running_jobs().get(experiment_id)
     if job is None:
         return
+    finished_key = f"exp_finished_{experiment_id}"
 
-    @st.fragment(run_every=1.0)
+    @st.fragment(run_every=1.0 if job.running else None)
     def panel() -> None:
         progress = job.progress
         if job.error:
@@ -111,8 +121,8 @@ def progress_panel(experiment_id: str, on_finish: Callable[[], None]) -> None:
             st.progress(progress.done / max(progress.total, 1), text=te(key, line=progress.line()))
         if job.running:
             st.button(te("exp.stop"), icon=":material/stop:", key=f"stop_{experiment_id}", on_click=job.stop)
-        else:
-            running_jobs().pop(experiment_id, None)
+        elif not st.session_state.get(finished_key):
+            st.session_state[finished_key] = True
             on_finish()
 
     panel()

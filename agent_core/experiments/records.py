@@ -84,9 +84,10 @@ def create_experiment(
         raise ValueError("an experiment needs at least one configuration")
     if baseline is not None:
         get_experiment(store, baseline)
+    number = len(list_experiments(store, dataset_id=info.id)) + 1
     row = ExperimentRow(
         id=new_id("exp"),
-        name=(name or f"{info.name} v{info.version}")[:200],
+        name=(name or f"{info.name} v{info.version} #{number}")[:200],
         dataset_id=info.id,
         configs=[c.model_dump(mode="json") for c in configs],
         repeats=max(1, repeats),

@@ -58,7 +58,7 @@ def test_an_experiment_started_on_the_page_runs_and_shows_its_results(fake_llm: 
     at.button(key="exp_start").click()
     at.run()
     assert not at.exception, at.exception
-    started = next(e for e in list_experiments(store) if e.name == "mine v1")
+    started = next(e for e in list_experiments(store) if e.name == "mine v1 #1")
     deadline = time.monotonic() + 30
     while next(e for e in list_experiments(store) if e.id == started.id).status != "finished":
         assert time.monotonic() < deadline

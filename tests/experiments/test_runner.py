@@ -80,7 +80,7 @@ def test_every_unit_is_a_recorded_run_in_its_own_session(tmp_path: Path) -> None
     events = store.events(str(first.session_id))
     finished = [e for e in events if isinstance(e, RunFinished)]
     assert [e.run_id for e in finished] == [first.run_id] and finished[0].final_answer == "The result is 2."
-    assert store.get_session(str(first.session_id)).title == "adds v1 · add-1 · react"
+    assert store.get_session(str(first.session_id)).title == "adds v1 #1 · add-1 · react"
     assert get_experiment(store, experiment_id).status == "finished"
     summaries = config_summaries(store, get_experiment(store, experiment_id), units)
     assert [(s.label, s.passed, s.units, s.interval is not None) for s in summaries] == [
