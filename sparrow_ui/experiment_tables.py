@@ -101,14 +101,15 @@ def trace_link(unit: UnitResult) -> str | None:
 def matrix_frame(info: ExperimentInfo, units: Sequence[UnitResult]) -> pd.DataFrame:
     """Rows = items (and repeats), columns = configurations; each cell a link to that run's trace."""
     labels = [c.label for c in info.configs]
+    item_column, question_column = te("col.item"), te("col.question")
     rows: dict[tuple[int, int], dict[str, str | None]] = {}
     for unit in units:
-        name = unit.item_id + (f" #{unit.repeat + 1}" if info.repeats > 1 else "")
-        row = rows.setdefault(
-            (unit.position, unit.repeat), {te("col.item"): name, te("col.question"): unit.question[:120]}
-        )
+        row = rows.get((unit.position, unit.repeat))
+        if row is None:
+            name = unit.item_id + (f" #{unit.repeat + 1}" if info.repeats > 1 else "")
+            row = rows[(unit.position, unit.repeat)] = {item_column: name, question_column: unit.question[:120]}
         row[labels[unit.config_index]] = trace_link(unit)
-    return pd.DataFrame([rows[k] for k in sorted(rows)], columns=[te("col.item"), te("col.question"), *labels])
+    return pd.DataFrame([rows[k] for k in sorted(rows)], columns=[item_column, question_column, *labels])
 
 
 def experiments_frame(found: Sequence[ExperimentInfo], formatted_times: Sequence[str]) -> pd.DataFrame:

@@ -69,8 +69,9 @@ def changes(
     for unit in after:
         by_after.setdefault((unit.item_id, unit.config_index), []).append(unit)
     found = []
+    pairing = _pairing(baseline, current)
     for (item_id, index), units in by_after.items():
-        old = by_before.get((item_id, _pairing(baseline, current)[index]), [])
+        old = by_before.get((item_id, pairing[index]), [])
         was, now = _passes(old), _passes(units)
         if was is None or now is None or was == now:
             continue

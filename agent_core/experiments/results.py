@@ -122,8 +122,22 @@ def _json(dialect: str, column: Any, *path: str) -> ColumnElement[Any]:
     return func.json_extract(column, "$." + ".".join(path))
 
 
+RESULT_COLUMNS = (
+    ResultRow.position,
+    ResultRow.config_index,
+    ResultRow.repeat,
+    ResultRow.state,
+    ResultRow.passed,
+    ResultRow.score,
+    ResultRow.failure,
+    ResultRow.cost,
+    ResultRow.session_id,
+    ResultRow.run_id,
+)
+
+
 def unit_results(store: SessionStore, experiment_id: str) -> list[UnitResult]:
-    """Every unit of an experiment with its run's figures, item by item (one query)."""
+    """Every unit of an experiment with its run's figures, item by item (one query, plain columns)."""
     info = get_experiment(store, experiment_id)
     with Session(store.engine) as db:
         dialect = db.get_bind().dialect.name
@@ -136,44 +150,53 @@ def unit_results(store: SessionStore, experiment_id: str) -> list[UnitResult]:
         item = and_(DatasetItemRow.dataset_id == info.dataset_id, DatasetItemRow.position == ResultRow.position)
         query = (
             select(
-                ResultRow,
+                *RESULT_COLUMNS,
                 DatasetItemRow.key,
-                DatasetItemRow.data,
+                _text(dialect, DatasetItemRow.data, "question"),
                 _json(dialect, payload, "steps"),
                 _json(dialect, payload, "usage", "prompt_tokens"),
                 _json(dialect, payload, "usage", "completion_tokens"),
                 _json(dialect, payload, "duration_ms"),
+                ResultRow.scores,
             )
             .join(DatasetItemRow, item)
             .outerjoin(EventRow, finished)
             .where(ResultRow.experiment_id == experiment_id)
             .order_by(col(ResultRow.position), col(ResultRow.config_index), col(ResultRow.repeat))
         )
-        return [_unit(*row) for row in db.exec(query)]
+        return [_unit(row) for row in db.exec(query)]
 
 
-def _unit(row: ResultRow, key: str, data: dict[str, Any], steps: Any, p: Any, c: Any, ms: Any) -> UnitResult:
+def _text(dialect: str, column: Any, key: str) -> ColumnElement[Any]:
+    if dialect == "postgresql":
+        return cast(column, JSONB)[key].astext
+    return func.json_extract(column, f"$.{key}")
+
+
+def _unit(row: Any) -> UnitResult:
     def whole(value: Any) -> int | None:
         return None if value is None else int(float(value))
 
+    position, config_index, repeat, state, passed, score, failure, cost, session_id, run_id = row[:10]
+    key, question, steps, prompt, completion, ms, scores = row[10:]
     return UnitResult(
-        row.position,
+        position,
         key,
-        str(data.get("question", "")),
-        row.config_index,
-        row.repeat,
-        row.state,
-        row.passed,
-        row.score,
-        row.failure,
-        row.cost,
-        row.session_id,
-        row.run_id,
+        str(question or ""),
+        config_index,
+        repeat,
+        state,
+        passed,
+        score,
+        failure,
+        cost,
+        session_id,
+        run_id,
         whole(steps),
-        whole(p),
-        whole(c),
+        whole(prompt),
+        whole(completion),
         None if ms is None else float(ms),
-        tuple(row.scores or ()),
+        tuple(scores or ()),
     )
 
 
