@@ -9,6 +9,7 @@ the unit runs again. Stop (``cancel``) lets running items end as ``cancelled`` a
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -34,6 +35,7 @@ from agent_core.experiments.records import (
 )
 from agent_core.experiments.scores import RunFacts, Score, ScoringContext, failure_of
 from agent_core.limits import CancelToken
+from agent_core.models import OpenAIChatModel
 from agent_core.models.base import ChatModel
 from agent_core.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.sessions import run_in_session
@@ -41,6 +43,8 @@ from agent_core.store import SessionStore
 from agent_core.store.run_owners import this_process
 
 log = logging.getLogger(__name__)
+JUDGE_ENV = "SPARROW_JUDGE_MODEL"
+"""The judge model for ``judge`` checks when none is given (``eval run --judge-model`` wins)."""
 MAX_RATE_LIMITED = 6
 """Attempts of one unit that end rate-limited before it counts as an error."""
 Unit = tuple[int, int, int]
@@ -94,6 +98,10 @@ class ExperimentRunner:
     prices: PriceTable = DEFAULT_TABLE
     pace: Pace = field(default_factory=Pace)
     worker: str = field(default_factory=this_process)
+
+    def __post_init__(self) -> None:
+        if self.judge_model is None and os.environ.get(JUDGE_ENV):  # workers get theirs from the environment
+            self.judge_model = OpenAIChatModel(os.environ[JUDGE_ENV])
 
     def run(self, units: Iterable[Unit] | None = None) -> Progress:
         """Run every unit without a final result (or just ``units``), ``concurrency`` at a time."""

@@ -153,3 +153,17 @@ def test_a_scorer_that_raises_is_an_error_on_its_item_only(tmp_path: Path) -> No
     assert ok.passed and not bad.passed and bad.state == "done"
     assert bad.scores[0]["error"] and bad.scores[0]["reason"] == "the scorer explodes raised RuntimeError: boom"
     assert get_experiment(store, experiment_id).status == "finished"
+
+
+def test_a_judge_check_is_a_second_recorded_run_in_the_items_session(tmp_path: Path) -> None:
+    store = file_store(tmp_path)
+    item = DatasetItem(id="judged", question="What is 2 + 2?", answer="4", expect={"judge": "The sum must be right."})
+    create_dataset(store, "judged", [item])
+    experiment_id = create_experiment(store, "judged", CONFIGS[:1]).id
+    judge = FunctionModel(lambda messages, request: "Thought: it says 4.\nFinal Answer: PASS [0.9]: the sum is 4.")
+    ExperimentRunner(store, experiment_id, model_factory=CountingModels(), judge_model=judge).run()
+    (unit,) = unit_results(store, experiment_id)
+    score = unit.scores[0]
+    assert (unit.passed, score["value"], score["reason"]) == (True, 0.9, "the sum is 4.")
+    runs = [e.run_id for e in store.events(str(unit.session_id)) if isinstance(e, RunFinished)]
+    assert runs[0] == unit.run_id and score["judge_run"] == f"{unit.session_id}:{runs[1]}"
