@@ -257,7 +257,7 @@ def page_open(workdir: Path, count: int) -> None:
         at.run()
         timings.append(time.perf_counter() - started)
         assert not at.exception, at.exception
-        assert [len(d.value) for d in at.dataframe] == [3, len(found), count]  # summary, changes, matrix
+        assert [len(d.value) for d in at.dataframe] == [2, 3, len(found), count]  # list, summary, changes, matrix
     print(f"   page script (AppTest): first {timings[0]:.2f} s, then {min(timings[1:]):.2f} s (target ≤ 1.5 s)")
 
 

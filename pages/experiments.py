@@ -50,6 +50,9 @@ chosen_id = st.selectbox(
     ),
 )
 st.query_params[experiment_run.EXPERIMENT_PARAM] = chosen_id
+with st.expander(te("exp.all_experiments", count=len(experiments))):
+    times = [format_timestamp(e.created_at) for e in experiments]
+    st.dataframe(experiment_tables.experiments_frame(experiments, times), hide_index=True)
 info = get_experiment(store, chosen_id)
 experiment_run.progress_panel(info.id, st.rerun)
 if is_example(info):

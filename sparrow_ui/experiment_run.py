@@ -26,6 +26,7 @@ from agent_core.models import OpenAIChatModel
 from agent_core.models.base import ChatModel
 from agent_core.protocols import PROTOCOLS
 from agent_core.store import SessionStore
+from agent_core.untrusted import plain
 from sparrow_ui.state import ModelConfig
 from sparrow_ui.strings_experiments import te
 
@@ -137,6 +138,6 @@ def import_form(store: SessionStore) -> None:
             parsed = parse_dataset(uploaded.getvalue(), format_of(uploaded.name), source=uploaded.name)
             info = import_dataset(store, parsed, name.strip() or None)
         except DatasetFileError as exc:
-            st.error(te("exp.need_problem") + "\n\n" + "\n".join(f"- {p}" for p in exc.problems[:20]))
+            st.error(te("exp.need_problem") + "\n\n" + "\n".join(f"- {plain(p)}" for p in exc.problems[:20]))
             return
         st.success(te("exp.imported", label=info.label))

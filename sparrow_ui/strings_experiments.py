@@ -21,6 +21,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "用于展示本页面。并非真实模型的结果。",
     },
     "exp.pick": {"en": "Experiment", "zh": "实验"},
+    "exp.all_experiments": {"en": "All {count} experiments", "zh": "全部 {count} 个实验"},
     "exp.summary": {"en": "By configuration", "zh": "按配置"},
     "exp.charts": {"en": "Charts", "zh": "图表"},
     "exp.changes": {"en": "Against a baseline", "zh": "与基线对比"},

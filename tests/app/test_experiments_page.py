@@ -33,16 +33,21 @@ def test_a_first_visit_shows_the_finished_example_with_its_regressions() -> None
     assert names == ["Example · 10 steps", "Example · 2 steps"]
     assert get_dataset(store, EXAMPLE_DATASET).item_count == 20
     assert any("Example experiment" in i.value for i in at.info)
-    summary = at.dataframe[0].value.to_dict("records")
+    listed = at.dataframe[0].value.to_dict("records")
+    assert [(r["Name"], r["Status"]) for r in listed] == [
+        ("Example · 2 steps", "finished"),
+        ("Example · 10 steps", "finished"),
+    ]
+    summary = at.dataframe[1].value.to_dict("records")
     assert [r["Configuration"] for r in summary] == ["ReAct · 2 steps", "tools · 2 steps"]
     assert summary[0]["Pass rate"] == "9/20 (45%)" and "max_steps × 2" in summary[0]["Failures"]
-    changes = at.dataframe[1].value.to_dict("records")
+    changes = at.dataframe[2].value.to_dict("records")
     assert {r["Item"] for r in changes} == {"multiply", "two-tools"}
     assert all(r["Compare"].startswith("/compare?left=ses_") and ":run_" in r["Compare"] for r in changes)
-    listed = next(m.value for m in at.markdown if "regression ·" in m.value).splitlines()
-    assert len(listed) == 4 and listed[0].startswith("- 🔻 regression · **multiply** · ReAct · 2 steps — the run ended")
-    assert "[Compare](/compare?left=ses_" in listed[0] and "[Trace](/traces?session=ses_" in listed[0]
-    matrix = at.dataframe[2].value
+    lines = next(m.value for m in at.markdown if "regression ·" in m.value).splitlines()
+    assert len(lines) == 4 and lines[0].startswith("- 🔻 regression · **multiply** · ReAct · 2 steps — the run ended")
+    assert "[Compare](/compare?left=ses_" in lines[0] and "[Trace](/traces?session=ses_" in lines[0]
+    matrix = at.dataframe[3].value
     assert len(matrix) == 20 and list(matrix.columns)[2:] == ["ReAct · 2 steps", "tools · 2 steps"]
     cell = matrix.iloc[0]["ReAct · 2 steps"]
     assert cell.startswith("/traces?session=ses_") and "#❌" in cell  # multiply needs 3 steps
@@ -64,7 +69,7 @@ def test_an_experiment_started_on_the_page_runs_and_shows_its_results(fake_llm: 
         assert time.monotonic() < deadline
         time.sleep(0.2)
     at.run()
-    summary = at.dataframe[0].value.to_dict("records")
+    summary = at.dataframe[1].value.to_dict("records")
     assert [(r["Configuration"], r["Pass rate"]) for r in summary] == [
         ("gpt-4o-mini · react", "2/2 (100%)"),
         ("fake-model · react", "2/2 (100%)"),
