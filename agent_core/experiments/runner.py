@@ -168,10 +168,19 @@ def run_unit(
 
 
 def run_item(runner: ExperimentRunner, session_id: str, item: DatasetItem, config: RunConfig) -> list[Event]:
-    """The item's question asked in its session with ``config`` (earlier turns in memory), every event recorded."""
+    """The item's question asked in its session with ``config`` (earlier turns in memory), every event recorded.
+
+    The run gets a token of its own, cancelled with the experiment's: whatever cancels one run (its claim lost
+    to another process, say) must not stop the whole experiment.
+    """
     agent = agent_for(config, runner.model_factory(config), tools_for(config))
     agent.memory.turns = [Turn(t.question, t.answer) for t in item.turns]
-    return list(run_in_session(runner.store, session_id, agent, item.question, cancel=runner.cancel))
+    own = CancelToken()
+    unlink = runner.cancel.on_cancel(own.cancel)
+    try:
+        return list(run_in_session(runner.store, session_id, agent, item.question, cancel=own))
+    finally:
+        unlink()
 
 
 def score_unit(

@@ -167,3 +167,24 @@ def test_a_judge_check_is_a_second_recorded_run_in_the_items_session(tmp_path: P
     assert (unit.passed, score["value"], score["reason"]) == (True, 0.9, "the sum is 4.")
     runs = [e.run_id for e in store.events(str(unit.session_id)) if isinstance(e, RunFinished)]
     assert runs[0] == unit.run_id and score["judge_run"] == f"{unit.session_id}:{runs[1]}"
+
+
+def test_one_cancelled_run_does_not_stop_the_experiment(tmp_path: Path) -> None:
+    store = file_store(tmp_path)
+    experiment_id = experiment(store, concurrency=1)
+    models = CountingModels()
+
+    def first_call_cancels(config: RunConfig) -> ChatModel:
+        model = models(config)
+        inner = model.fn  # type: ignore[attr-defined]
+
+        def reply(messages: list[dict[str, object]], request: object) -> Reply:
+            if models.calls == 0 and request.cancel is not None:  # type: ignore[attr-defined]
+                request.cancel.cancel()  # what a lost claim's heartbeat does to its own run
+            return inner(messages, request)
+
+        return FunctionModel(reply, name=config.model)
+
+    progress = ExperimentRunner(store, experiment_id, model_factory=first_call_cancels).run()
+    assert get_experiment(store, experiment_id).status == "pending" and progress.done == 11
+    assert ExperimentRunner(store, experiment_id, model_factory=models).run().done == 12
