@@ -7,6 +7,7 @@ import streamlit as st
 from agent_core.store import SessionNotFound
 from agent_core.timeline import build_timeline
 from sparrow_ui import charts, compare, examples, exports, inspector, overview, replay
+from sparrow_ui.add_to_dataset import add_to_dataset_button
 from sparrow_ui.auth import read_only
 from sparrow_ui.i18n import t
 from sparrow_ui.imported import imported_mark
@@ -57,6 +58,7 @@ with run_column:
 if not read_only():  # Compare reruns turns and lists the user's sessions: not for a share link's viewer
     with compare_column:
         compare.compare_button(session_id, turn.run_id)
+        add_to_dataset_button(store, session_id, turn)
 run_events = [e for e in view.events if e.run_id == turn.run_id]
 
 run_tab, session_tab, replay_tab = overview.lazy_tabs(

@@ -21,6 +21,7 @@ from sparrow_ui.i18n import t
 from sparrow_ui.presentation_link import PAGE as PRESENT_PAGE
 from sparrow_ui.presentation_link import follow_url
 from sparrow_ui.strings_demo import td
+from sparrow_ui.strings_experiments import te
 
 _navigated = threading.Event()
 """Set once this server process has called the app's ``st.navigation`` (Streamlit's own switch is as wide)."""
@@ -38,6 +39,7 @@ def pages() -> list[st.Page]:
         st.Page("pages/memory.py", title=t("nav.memory"), icon=":material/psychology_alt:"),
         st.Page("pages/tools.py", title=t("nav.tools"), icon=":material/handyman:"),
         st.Page("pages/compare.py", title=td("nav.compare"), icon=":material/compare_arrows:"),
+        st.Page("pages/experiments.py", title=te("nav.experiments"), icon=":material/science:"),
         st.Page(PRESENT_PAGE, title=td("present.enter"), icon=":material/co_present:", visibility="hidden"),
     ]
     return [every[0], every[2], every[6]] if read_only() else every

@@ -10,9 +10,10 @@ import streamlit as st
 from agent_core.metrics import RunMetrics
 from agent_core.transcript import TurnView
 from sparrow_ui import render
+from sparrow_ui.add_to_dataset import add_to_dataset_button
 from sparrow_ui.i18n import t
 from sparrow_ui.overview import show_replay_of
-from sparrow_ui.state import open_in_traces, select_turn
+from sparrow_ui.state import get_store, open_in_traces, select_turn
 
 
 def turn_actions(turn: TurnView, metrics: RunMetrics | None, selected: str | None, session_id: str | None) -> None:
@@ -40,3 +41,5 @@ def turn_actions(turn: TurnView, metrics: RunMetrics | None, selected: str | Non
         ):
             show_replay_of(turn.run_id)
             open_in_traces(session_id)
+        if session_id is not None:
+            add_to_dataset_button(get_store(), session_id, turn)

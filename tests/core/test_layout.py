@@ -88,6 +88,7 @@ def test_no_import_inside_a_function_or_behind_type_checking() -> None:
 
 
 DEFERRED_IMPORTS = {
+    "agent_core.experiments.queue": "Procrastinate (the postgres extra) is needed only by workers and --queue",
     "agent_core.mcp": "the MCP SDK takes ~0.8 s to import; only a configured server needs it",
     "agent_core.tools.plugins": "plugin modules are named by the user (SPARROW_TOOLS, entry points)",
     "agent_core.trace_export.otlp": "the OpenTelemetry SDK is an optional extra, needed only to send",

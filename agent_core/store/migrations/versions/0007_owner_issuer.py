@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0007_owner_issuer"
-down_revision: str | None = "0005_imported_at"  # the integrator re-chains this after 0006
+down_revision: str | None = "0006_experiments"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
