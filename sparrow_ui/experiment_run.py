@@ -6,6 +6,7 @@ process-wide registry so a refresh or another tab finds it; its progress is redr
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import streamlit as st
@@ -22,7 +23,6 @@ from agent_core.experiments.configs import ModelFactory
 from agent_core.experiments.dataset_files import format_of
 from agent_core.experiments.datasets import DatasetInfo
 from agent_core.experiments.records import ExperimentInfo
-from agent_core.models import OpenAIChatModel
 from agent_core.models.base import ChatModel
 from agent_core.protocols import PROTOCOLS
 from agent_core.store import SessionStore
@@ -46,10 +46,13 @@ def is_running(experiment_id: str) -> bool:
 
 
 def sidebar_models(config: ModelConfig) -> ModelFactory:
-    """A model factory with the sidebar's endpoint and key (the key is never recorded)."""
+    """A model factory with the sidebar's endpoint and key (the key is never recorded).
+
+    Each client comes from ``ModelConfig.chat_model``, so the operator's keys go only to the operator's endpoints
+    and a configuration's own base URL passes the same address rules as one typed in the sidebar."""
 
     def make(run: RunConfig) -> ChatModel:
-        return OpenAIChatModel(run.model, api_key=config.api_key, base_url=run.base_url or config.base_url)
+        return dataclasses.replace(config, model=run.model, base_url=run.base_url or config.base_url).chat_model()
 
     return make
 

@@ -32,17 +32,18 @@ def pages() -> list[st.Page]:
 
     A share link's tab gets only Chat, Traces and presentation mode (all read-only).
     """
-    every = [
-        st.Page("pages/chat.py", title=t("nav.chat"), icon=":material/chat:", default=True),
-        st.Page("pages/sessions.py", title=t("nav.sessions"), icon=":material/folder_open:"),
-        st.Page("pages/traces.py", title=t("nav.traces"), icon=":material/timeline:"),
-        st.Page("pages/memory.py", title=t("nav.memory"), icon=":material/psychology_alt:"),
-        st.Page("pages/tools.py", title=t("nav.tools"), icon=":material/handyman:"),
-        st.Page("pages/compare.py", title=td("nav.compare"), icon=":material/compare_arrows:"),
-        st.Page("pages/experiments.py", title=te("nav.experiments"), icon=":material/science:"),
-        st.Page(PRESENT_PAGE, title=td("present.enter"), icon=":material/co_present:", visibility="hidden"),
-    ]
-    return [every[0], every[2], every[6]] if read_only() else every
+    every = {
+        "pages/chat.py": dict(title=t("nav.chat"), icon=":material/chat:", default=True),
+        "pages/sessions.py": dict(title=t("nav.sessions"), icon=":material/folder_open:"),
+        "pages/traces.py": dict(title=t("nav.traces"), icon=":material/timeline:"),
+        "pages/memory.py": dict(title=t("nav.memory"), icon=":material/psychology_alt:"),
+        "pages/tools.py": dict(title=t("nav.tools"), icon=":material/handyman:"),
+        "pages/compare.py": dict(title=td("nav.compare"), icon=":material/compare_arrows:"),
+        "pages/experiments.py": dict(title=te("nav.experiments"), icon=":material/science:"),
+        PRESENT_PAGE: dict(title=td("present.enter"), icon=":material/co_present:", visibility="hidden"),
+    }
+    shared = ("pages/chat.py", "pages/traces.py", PRESENT_PAGE)
+    return [st.Page(path, **options) for path, options in every.items() if not read_only() or path in shared]
 
 
 def navigation() -> st.Page:

@@ -6,7 +6,7 @@ the ``[auth]`` provider, their rows are re-keyed to ``ISSUER#SUBJECT`` (``Sessio
 another provider with the same subject never matches a bare subject, so nothing changes hands.
 
 Revision ID: 0007_owner_issuer
-Revises: 0005_imported_at
+Revises: 0006_experiments
 Create Date: 2026-12-01
 """
 
@@ -22,7 +22,7 @@ depends_on: str | Sequence[str] | None = None
 
 WIDE, NARROW = 520, 200
 COLUMNS = (("sessions", "owner"), ("snapshots", "owner"), ("memories", "owner"))
-COLUMNS += (("runs", "started_by"), ("share_links", "created_by"))
+COLUMNS += (("runs", "started_by"), ("share_links", "created_by"), ("datasets", "owner"), ("experiments", "owner"))
 
 
 def _resize(old: int, new: int) -> None:
