@@ -42,7 +42,7 @@ DEFAULT_SCOPE = "default"
 MAX_PER_SCOPE = 5000
 """Memories a scope may hold; a run that keeps saving cannot fill the disk."""
 MAX_SEARCH_RESULTS = 50
-ORIGINS = ("agent", "user")
+ORIGINS = ("agent", "user", "outside")
 _SCOPE = re.compile(r"^[\w.@:-]{1,64}$")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import math
 import queue
 import threading
@@ -153,7 +154,7 @@ class _DaemonWorkers:
     """
 
     def __init__(self, max_idle: int = 16) -> None:
-        self._jobs: queue.SimpleQueue[tuple[Tool, dict[str, Any], _Box]] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[tuple[contextvars.Context, Tool, dict[str, Any], _Box]] = queue.SimpleQueue()
         self._idle = 0
         self._max_idle = max_idle
         self._lock = threading.Lock()
@@ -165,17 +166,17 @@ class _DaemonWorkers:
             spawn = self._idle == 0
             if not spawn:
                 self._idle -= 1
-        self._jobs.put((tool, kwargs, box))
+        self._jobs.put((contextvars.copy_context(), tool, kwargs, box))  # the caller's context vars reach the tool
         if spawn:
             threading.Thread(target=self._work, name="sparrow-tool", daemon=True).start()
         return box
 
     def _work(self) -> None:
         while True:
-            tool, kwargs, box = self._jobs.get()
+            context, tool, kwargs, box = self._jobs.get()
             begin = time.perf_counter()
             try:
-                output = tool.call_validated(kwargs)
+                output = context.run(tool.call_validated, kwargs)
                 box.put((output, None, (time.perf_counter() - begin) * 1000))
             except BaseException as exc:
                 box.put((None, exc, (time.perf_counter() - begin) * 1000))
