@@ -215,6 +215,9 @@ class OpenAIChatModel:
             # the connection broke after a complete answer: keep it
         finally:
             stop.set()
+        fault = acc.fault(self.endpoint, self.name)
+        if fault is not None:
+            raise fault  # named for what happened: not a reply in the wrong format, nothing to retry
         yield acc.completion((time.perf_counter() - started) * 1000)
 
     def _stream_error(self, exc: Exception) -> ModelError:
