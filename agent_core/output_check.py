@@ -218,7 +218,7 @@ DEFAULT_PATTERNS: tuple[SecretPattern, ...] = (
     _p(
         "high_entropy",
         "random-looking key",
-        r"(?<![A-Za-z0-9/+=_\-])(?P<secret>[A-Za-z0-9/+=_\-]{32,512})(?![A-Za-z0-9/+=_\-])",
+        r"(?<![A-Za-z0-9/+_\-])(?P<secret>[A-Za-z0-9/+_\-]{32,512}={0,2})(?![A-Za-z0-9/+=_\-])",
         4,
         _high_entropy,
     ),
