@@ -13,6 +13,7 @@ from typing import Any
 
 from agent_core.limits import CancelToken, Deadline
 from agent_core.tools.base import Tool, ToolArgumentsError, ToolError, ToolOutput, ToolSet
+from agent_core.tools.isolated import CALL_BUDGET
 
 _POLL_S = 0.05
 """How often a waiting run looks at its cancel token."""
@@ -69,7 +70,11 @@ class ToolRunner:
             elif prepared[0].inline:
                 started.append(self._inline(*prepared, self._budget(prepared[0], deadline)))
             else:
-                started.append((prepared[0], _WORKERS.submit(*prepared)))
+                token = CALL_BUDGET.set(self._budget(prepared[0], deadline))  # an isolated call is killed past it
+                try:
+                    started.append((prepared[0], _WORKERS.submit(*prepared)))
+                finally:
+                    CALL_BUDGET.reset(token)
         for item in started:
             yield item if isinstance(item, CallResult) else self._collect(item[0], item[1], cancel, deadline)
 
