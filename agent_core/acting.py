@@ -13,6 +13,8 @@ from agent_core.events import ApprovalDecided, ApprovalRequested, Event, OutputF
 from agent_core.limits import CancelToken, Deadline, RunStopped
 from agent_core.output_check import check_value
 from agent_core.run_context import RunContext
+from agent_core.taint import OUTSIDE_READ, Taint, source_of
+from agent_core.tools.base import Tool
 from agent_core.tools.runner import CallRequest, CallResult, ToolRunner
 from agent_core.value_limits import tame
 
@@ -20,8 +22,12 @@ from agent_core.value_limits import tame
 class Acting:
     """Runs a step's tool calls for one run, yielding every event on the way."""
 
-    def __init__(self, parts: RunContext, run_id: str, cancel: CancelToken, deadline: Deadline) -> None:
+    def __init__(
+        self, parts: RunContext, run_id: str, cancel: CancelToken, deadline: Deadline, taint: Taint | None = None
+    ) -> None:
         self.parts, self.run_id, self.cancel, self.deadline = parts, run_id, cancel, deadline
+        self.taint = taint or Taint()
+        """The outside content this run has read so far (a resumed run starts from its recorded steps)."""
         settings = parts.settings
         self.runner = ToolRunner(
             parts.tools, timeout=settings.tool_timeout, max_output_chars=settings.max_observation_chars
@@ -35,7 +41,7 @@ class Acting:
                 run_id=self.run_id, step=step, call_id=call.call_id, tool=call.name, arguments=tame(call.arguments)
             )
         allowed = [c for c in calls if c.call_id not in denied]
-        results = self.runner.run_each(allowed, cancel=self.cancel, deadline=self.deadline)
+        results = self._started(allowed)
         finished: list[ToolFinished] = []
         for call in calls:
             result = _denial(call) if call.call_id in denied else next(results)
@@ -44,19 +50,37 @@ class Acting:
                 yield flagged
             yield event
             finished.append(event)
+        for event in finished:
+            if event.outside:
+                self.taint.add(step, event.outside)
         return finished
+
+    def _started(self, calls: Sequence[CallRequest]) -> Iterator[CallResult]:
+        """The calls' results; every call is started at once, while ``OUTSIDE_READ`` says what the run has read."""
+        token = OUTSIDE_READ.set(self.taint.summary())
+        try:
+            results = self.runner.run_each(calls, cancel=self.cancel, deadline=self.deadline)
+            first = next(results, None)  # run_each submits every call before it returns the first result
+        finally:
+            OUTSIDE_READ.reset(token)
+        if first is not None:
+            yield first
+            yield from results
 
     def _approve(self, step: int, calls: Sequence[CallRequest]) -> Iterator[Event]:
         denied: set[str] = set()
         for call in calls:
             tool = self.parts.tools.get(call.name)
-            if tool is None or not asks_first(tool, self.parts.settings.tool_approval) or call.problem:
+            if tool is None or call.problem:
+                continue
+            reason = self._reason(tool, call)
+            if reason is None and not asks_first(tool, self.parts.settings.tool_approval):
                 continue
             common: dict[str, Any] = {"run_id": self.run_id, "step": step, "call_id": call.call_id, "tool": call.name}
             if not self.parts.settings.require_approval:
                 yield ApprovalDecided(**common, approved=True, by="policy")
                 continue
-            yield ApprovalRequested(**common, arguments=call.arguments)
+            yield ApprovalRequested(**common, arguments=call.arguments, reason=reason)
             waited_from = time.monotonic()
             approved = self.parts.approvals.wait(approval_key(self.run_id, step, call.call_id), self.cancel)
             self.deadline.extend(time.monotonic() - waited_from)  # a person's thinking time is not the agent's
@@ -66,6 +90,12 @@ class Acting:
             if not approved:
                 denied.add(call.call_id)
         return denied
+
+    def _reason(self, tool: Tool, call: CallRequest) -> str | None:
+        """Why outside content makes this call ask (None when it does not, or the user trusts the tool outright)."""
+        if self.parts.settings.tool_approval.get(tool.name) is False:
+            return None
+        return self.taint.reason(tool, call.arguments)
 
     def _checked(self, step: int, call: CallRequest, result: CallResult) -> tuple[ToolFinished, OutputFlagged | None]:
         output, details, findings = result.output, _json_safe(result.details), []
@@ -86,6 +116,7 @@ class Acting:
             error=result.error,
             duration_ms=result.duration_ms,
             truncated=result.truncated,
+            outside=self._source(call, result, details),
         )
         if not findings:
             return event, None
@@ -97,6 +128,12 @@ class Acting:
             findings=tuple(_public(f.to_dict()) for f in findings),
         )
         return event, flagged
+
+    def _source(self, call: CallRequest, result: CallResult, details: Any) -> str | None:
+        tool = self.parts.tools.get(call.name)
+        if tool is None or result.error is not None:
+            return None
+        return source_of(tool, call.arguments, details)
 
 
 def _denial(call: CallRequest) -> CallResult:

@@ -9,6 +9,7 @@ from agent_core.longterm.tools import make_memory_tools
 from agent_core.mcp import McpConfig, McpTools, ServerHandle, load_mcp_tools
 from agent_core.tools import builtin_tools
 from agent_core.tools.base import Tool
+from agent_core.tools.plugin_worker import isolate
 from agent_core.tools.plugins import load_plugins
 from agent_core.tools.web import web_tools
 
@@ -64,7 +65,7 @@ def tool_catalog(
         origins.update(dict.fromkeys((t.name for t in placeholders), "memory"))
     if plugins:
         loaded = load_plugins(taken=tools)
-        tools += list(loaded.tools)
+        tools += isolate(loaded)
         origins.update(loaded.origins)
         errors += loaded.errors
     servers = _mcp_tools(mcp, tools)

@@ -217,6 +217,8 @@ class ToolFinished(EventBase):
     """Wall-clock time of the call, measured around the tool function only."""
     truncated: bool = False
     """True when ``output`` was cut to the observation size limit."""
+    outside: str | None = field(default=None, metadata=LATER)
+    """Where the output came from when it is outside content (a URL, search results, an MCP server): see ``taint``."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -233,6 +235,8 @@ class ApprovalRequested(EventBase):
     """Name of the tool that needs approval."""
     arguments: dict[str, Any] = field(default_factory=dict)
     """The arguments the tool would run with, for the person to judge."""
+    reason: str | None = field(default=None, metadata=LATER)
+    """Why this call asks when outside content steers it ("step 2 read http://…; this call sends …")."""
 
 
 @dataclass(frozen=True, kw_only=True)

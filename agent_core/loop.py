@@ -23,6 +23,7 @@ from agent_core.events import (
 from agent_core.limits import CancelToken, Deadline, RunStopped
 from agent_core.models.errors import ModelError
 from agent_core.run_context import RunContext
+from agent_core.taint import Taint
 from agent_core.thinking import Thinking
 from agent_core.tools.base import Tool
 from agent_core.tools.retrieval import select_tools
@@ -52,7 +53,7 @@ class RunLoop:
         self.usage, self.tool_calls, self.steps = _totals(resume.earlier) if resume else (Usage(), 0, 0)
         self.format_failures = 0
         self.deadline = Deadline(self.settings.time_limit)
-        self.acting = Acting(parts, run_id, cancel, self.deadline)
+        self.acting = Acting(parts, run_id, cancel, self.deadline, Taint.from_events(resume.earlier if resume else ()))
         self.thinking = Thinking(parts, question, run_id, cancel, self.deadline, self.pad)
         self.started = time.perf_counter()
         self.last_thought = ""

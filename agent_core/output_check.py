@@ -10,15 +10,22 @@ string inside a JSON-like value (tool ``details``).
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
+import math
 import re
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 MASK = "…[masked]"
+ENTROPY_BITS = 4.3
+"""Bits per character from which a 32+ character run without delimiters counts as an unknown key."""
+LOWER_PAIRS = 0.4
+"""Most share of neighbouring lower-case letter pairs in an unknown key (about 0.18 in a random one)."""
 
 SOURCES = ("final_answer", "tool_output", "memory", "other")
 """The places a check is asked about; a check may treat them differently (e.g. stricter for memories)."""
@@ -88,6 +95,24 @@ def _not_a_placeholder(value: str) -> bool:
     return value.strip("*•x.<>{}").lower() not in ("", "none", "null", "redacted", "masked", "changeme", "hidden")
 
 
+def _high_entropy(value: str) -> bool:
+    """A random-looking key of an unknown shape: both cases, a digit or ``/+``, and near-random letter use.
+
+    Shannon entropy of at least 4.3 bits a character over 32+ characters: random base64 or base62 keys (AWS
+    secret access keys) pass; words, paths, hex hashes, dates and camel-case names stay below.
+    """
+    if not (any(c.islower() for c in value) and any(c.isupper() for c in value)):
+        return False
+    if not any(c.isdigit() or c in "/+" for c in value):
+        return False
+    lower_pairs = sum(a.islower() and b.islower() for a, b in itertools.pairwise(value))
+    if lower_pairs > LOWER_PAIRS * (len(value) - 1):
+        return False  # words run together (camelCase names, file names): random keys rarely do
+    counts = Counter(value)
+    entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+    return entropy >= ENTROPY_BITS
+
+
 def _looks_random(value: str) -> bool:
     """Key-like: letters and digits mixed, or long; not a plain count such as ``max_tokens=4096``."""
     return _not_a_placeholder(value) and (_has_letter_and_digit(value) or (len(value) >= 16 and not value.isdigit()))
@@ -127,6 +152,7 @@ DEFAULT_PATTERNS: tuple[SecretPattern, ...] = (
     _p("anthropic_key", "Anthropic API key", _B + r"sk-ant-[a-z]+\d*-[A-Za-z0-9_\-]{20,}" + _E, 8),
     _p("openai_key", "OpenAI API key", _B + r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}" + _E, 9),
     _p("openai_key", "OpenAI API key", _B + r"sk-[A-Za-z0-9]{20,}" + _E, 4),
+    _p("api_key", "API key", _B + r"(?:sk|pk|rk|ak)-[A-Za-z]{2,12}-[A-Za-z0-9_\-]{16,}" + _E, 4, _has_letter_and_digit),
     _p("aws_access_key", "AWS access key ID", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", 5),
     _p(
         "aws_secret_key",
@@ -177,6 +203,24 @@ DEFAULT_PATTERNS: tuple[SecretPattern, ...] = (
         + "{8,}+)(?!…)",
         4,
         _looks_random,
+    ),
+    _p(
+        "credential",
+        "password or secret",
+        _NAME_BEFORE
+        + r"(?i:[A-Za-z0-9_.\-]*(?:secret|token|api_?key|credential)[A-Za-z0-9_.\-]*)"
+        + _ASSIGNED
+        + _VALUE
+        + "{5,}+)(?!…)",
+        4,
+        _looks_random,
+    ),
+    _p(
+        "high_entropy",
+        "random-looking key",
+        r"(?<![A-Za-z0-9/+_\-])(?P<secret>[A-Za-z0-9/+_\-]{32,512}={0,2})(?![A-Za-z0-9/+=_\-])",
+        4,
+        _high_entropy,
     ),
 )
 """Specific shapes first: where two patterns overlap, the earlier pattern wins."""

@@ -25,6 +25,14 @@ log = logging.getLogger(__name__)
 _SETTINGS = TypeAdapter(AgentSettings)
 
 
+CONSENT_UNSET: dict[str, Any] = {"require_approval": True, "tool_approval": {}}
+"""The consent settings as a session stores them: ``--yes`` and ``--trust`` belong to the run they were given for.
+
+A later run, a resume or a fork of the session asks again unless whoever starts it says otherwise; the consent a
+run had is still recorded in its own ``run_started`` settings.
+"""
+
+
 class NothingToResume(LookupError):
     """The session's last run finished (or it has none): there is nothing to resume."""
 
@@ -36,13 +44,13 @@ def config_from_agent(agent: Agent) -> SessionConfig:
         model=agent.model.name,
         base_url=base_url if isinstance(base_url, str) else None,
         protocol=agent.protocol.name,
-        settings=dataclasses.asdict(agent.settings),
+        settings={**dataclasses.asdict(agent.settings), **CONSENT_UNSET},
     )
 
 
 def settings_from_config(settings: Mapping[str, Any]) -> AgentSettings:
     """AgentSettings from stored settings; unknown keys are ignored and invalid values fall back to defaults."""
-    known = {f.name for f in dataclasses.fields(AgentSettings)}
+    known = {f.name for f in dataclasses.fields(AgentSettings)} - set(CONSENT_UNSET)
     values = {k: v for k, v in settings.items() if k in known}
     try:
         return _SETTINGS.validate_python(values)

@@ -126,7 +126,8 @@ class Transcript:
         turn.step(event.step).flags.append(event)
 
     def _on_approval_requested(self, turn: TurnView, event: ApprovalRequested) -> None:
-        _action(turn, turn.step(event.step), event.call_id, event.tool, event.arguments).approval = "pending"
+        action = _action(turn, turn.step(event.step), event.call_id, event.tool, event.arguments)
+        action.approval, action.approval_reason = "pending", event.reason
 
     def _on_approval_decided(self, turn: TurnView, event: ApprovalDecided) -> None:
         action = _action(turn, turn.step(event.step), event.call_id, event.tool, {})

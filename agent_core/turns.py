@@ -27,6 +27,8 @@ class ActionView:
     truncated: bool = False
     approval: str | None = None
     """None when no approval was needed; else ``pending``, ``approved``, ``denied`` or ``auto``."""
+    approval_reason: str | None = None
+    """Why the call asked when outside content steers it (see ``taint``)."""
     step: int = 0
     """The step that made the call."""
     started: ToolStarted | None = None

@@ -22,6 +22,28 @@ TIME_FIELDS = frozenset({"ts", "created_at", "updated_at"})
 """Keys holding Unix times in seconds (checked at the top level of an event, a session or a snapshot)."""
 
 
+MAX_DURATION_MS = 1e10
+"""Longest duration a step may report: about 115 days (a run is limited to hours; anything past is garbage)."""
+MAX_COUNT = 10**12
+"""Most tokens, steps or calls one field may count."""
+FIELD_RANGES: dict[str, tuple[float, float]] = {
+    "duration_ms": (0.0, MAX_DURATION_MS),
+    "latency_ms": (0.0, MAX_DURATION_MS),
+    "ttft_ms": (0.0, MAX_DURATION_MS),
+    "prompt_tokens": (0, MAX_COUNT),
+    "completion_tokens": (0, MAX_COUNT),
+    "step": (0, MAX_COUNT),
+    "steps": (0, MAX_COUNT),
+    "from_step": (0, MAX_COUNT),
+    "tool_calls": (0, MAX_COUNT),
+    "messages_kept": (0, MAX_COUNT),
+    "seq": (0, MAX_COUNT),
+}
+"""The range of every numeric field of an event (and of its ``usage``): checked at the door, named when out."""
+RANGED_PARENTS = frozenset({"usage"})
+"""Nested objects whose fields ``FIELD_RANGES`` covers too (never the free-form arguments or details)."""
+
+
 class ValueRefused(ValueError):
     """A value the importer will not accept; the message names the field and says why."""
 
@@ -38,6 +60,8 @@ def check_values(value: Any, where: str) -> None:
             pending.extend((v, f"{path}.{k}", depth + 1) for k, v in item.items())
             if depth == 0:
                 _check_times(item, path)
+            if depth == 0 or (depth == 1 and path.rsplit(".", 1)[-1] in RANGED_PARENTS):
+                _check_ranges(item, path)
         elif isinstance(item, (list, tuple)):
             pending.extend((v, f"{path}[{i}]", depth + 1) for i, v in enumerate(item))
         elif isinstance(item, (int, float)) and not isinstance(item, bool):
@@ -52,11 +76,32 @@ def check_number(number: float, path: str) -> None:
         raise ValueRefused(f"{path}: an integer of {number.bit_length()} bits is too large (the limit is 2**53)")
 
 
+def shown_number(number: float) -> str:
+    """A number as a short text, however large (a 4,000-digit integer is not printed in full)."""
+    if isinstance(number, int) and abs(number) > MAX_NUMBER:
+        return f"an integer of {number.bit_length()} bits"
+    return f"{number:g}"
+
+
 def check_time(value: Any, path: str) -> None:
     """A Unix time in seconds between 1970 and 2100."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value <= MAX_TIME:
         hint = " (milliseconds? times are in seconds)" if 1e11 <= value <= 1e15 else ""
-        raise ValueRefused(f"{path}: {value:g} is not a time between 1970 and 2100{hint}")
+        raise ValueRefused(f"{path}: {shown_number(value)} is not a time between 1970 and 2100{hint}")
+
+
+def _check_ranges(fields: dict[str, Any], path: str) -> None:
+    """Each field of ``FIELD_RANGES`` in ``fields`` within its range (None is left to the schema)."""
+    for key in FIELD_RANGES.keys() & fields.keys():
+        value, (low, high) = fields[key], FIELD_RANGES[key]
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        if (isinstance(value, float) and not math.isfinite(value)) or (
+            isinstance(value, int) and abs(value) > MAX_NUMBER
+        ):
+            continue  # named as "not a finite number" or "too large" by the walk
+        if not low <= value <= high:
+            raise ValueRefused(f"{path}.{key}: {shown_number(value)} is outside {low:g} to {high:g}")
 
 
 def _check_times(fields: dict[str, Any], path: str) -> None:

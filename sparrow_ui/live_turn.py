@@ -38,7 +38,7 @@ def approval_boxes(live: ActiveRun, turn: TurnView) -> None:
     for step, action in waiting(live, turn):
         key = approval_key(turn.run_id, step, action.call_id)
         on_decide = partial(decide, live, turn.run_id, step, action.call_id)
-        render.approval_box(action.tool, action.arguments, key, on_decide)
+        render.approval_box(action.tool, action.arguments, key, on_decide, reason=action.approval_reason)
 
 
 def follow(

@@ -40,7 +40,8 @@ def save_fact(memories: MemoryStore, scope: str) -> None:
 def source_line(record: MemoryRecord) -> str:
     """When, who, how well it matched, and (when it has no open-able session) where it came from."""
     parts = [f"#{record.id}", format_timestamp(record.created_at)]
-    parts.append(t("memory.by_agent") if record.origin == "agent" else t("memory.by_user"))
+    by = {"agent": "memory.by_agent", "outside": "memory.by_agent_outside"}.get(record.origin, "memory.by_user")
+    parts.append(t(by))
     if record.rank is not None:
         parts.append(t("memory.rank", rank=record.rank))
     if record.source_session_id is None:

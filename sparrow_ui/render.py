@@ -253,15 +253,19 @@ def action_block(action: ActionView, raw: str | None = None) -> None:
             return
     observation = f":green[:material/visibility: **{t('trace.observation')}**] · {format_duration(action.duration_ms)}"
     st.markdown(observation + (f" {t('trace.truncated')}" if action.truncated else ""))
+    if action.finished is not None and action.finished.outside:
+        st.caption(f":material/travel_explore: {t('taint.outside', source=literal(action.finished.outside))}")
     height: Any = 160 if len(output) > LONG_OBSERVATION else "content"
     st.code(output, language=None, wrap_lines=True, height=height)
     _links(action.details)
 
 
-def approval_box(tool: str, arguments: dict[str, Any], key: str, on_decide: Any) -> None:
+def approval_box(tool: str, arguments: dict[str, Any], key: str, on_decide: Any, *, reason: str | None = None) -> None:
     """Approve / Deny for a call the run is waiting on; ``on_decide(approved)`` records the decision."""
     with st.container(border=True):
         st.markdown(f":material/front_hand: **{t('approval.title', tool=tool)}**")
+        if reason:
+            st.warning(t("taint.reason", reason=literal(reason)), icon=":material/travel_explore:")
         st.code(json.dumps(arguments, ensure_ascii=False, indent=2), language="json")
         yes, no = st.columns(2)
         yes.button(

@@ -32,6 +32,7 @@ from agent_core.store import (
     SnapshotNotFound,
 )
 from agent_core.store.access import admins, signed_in
+from agent_core.store.outage import problem as database_problem
 from agent_core.store.run_owners import SessionBusy
 from agent_core.tools import Tool
 
@@ -185,7 +186,7 @@ def store_errors() -> Iterator[None]:
     except (SessionFileError, SchemaVersionError) as exc:
         raise CliError(str(exc), EXIT_RUN_FAILED) from None
     except SQLAlchemyError as exc:
-        raise CliError(f"database error: {str(exc).splitlines()[0]}", EXIT_RUN_FAILED) from None
+        raise CliError(f"database error: {database_problem(exc)}", EXIT_RUN_FAILED) from None
     except OutputRefused as exc:
         raise CliError(str(exc), EXIT_RUN_FAILED) from None
     except OSError as exc:

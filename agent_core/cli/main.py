@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from agent_core.cli import access, ask, db, evals, memory, sessions, tools, worker
 from agent_core.cli.common import EXIT_RUN_FAILED, CliError
+from agent_core.store.outage import DatabaseUnavailable
 
 COMMAND_GROUPS = (ask, tools, sessions, memory, access, db, evals, worker)
 """Each module adds its commands with ``register(subparsers)``, in this order in ``--help``."""
@@ -32,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sparrow: {exc}", file=sys.stderr)
         return exc.code
     except BrokenPipeError:
+        return EXIT_RUN_FAILED
+    except DatabaseUnavailable as exc:  # a run stopped by a long database outage: one sentence, resumable
+        print(f"sparrow: {exc}", file=sys.stderr)
         return EXIT_RUN_FAILED
     except Exception as exc:  # never a raw traceback for the user
         print(f"sparrow: unexpected error: {type(exc).__name__}: {exc}", file=sys.stderr)

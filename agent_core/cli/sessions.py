@@ -140,7 +140,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         starters = store.run_starters(args.id)
     if args.json:
         for event in events:
-            print(json.dumps(event.to_dict(), ensure_ascii=False))
+            line = event.to_dict()
+            if interrupted is not None and event.type == "run_started" and event.run_id == interrupted.run_id:
+                line["interrupted"] = True  # as the text output says: `sessions resume` continues this run
+            print(json.dumps(line, ensure_ascii=False))
         return EXIT_OK
     config = session.config
     print(f"{session.id}  {session.title}")

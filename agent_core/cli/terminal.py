@@ -18,6 +18,8 @@ from agent_core.output_check import HidingWriter, hide_configured
 def ask_terminal(event: ApprovalRequested) -> bool:
     """Ask on the terminal whether a tool may run; a line from a pipe answers too, end of input denies."""
     arguments = json.dumps(event.arguments, ensure_ascii=False)
+    if event.reason:
+        print(f"! {event.reason}", file=sys.stderr, flush=True)
     print(f"? {event.tool} wants to run with {arguments}. Allow it? [y/N] ", end="", file=sys.stderr, flush=True)
     try:
         answer = sys.stdin.readline()

@@ -35,6 +35,7 @@ from agent_core.store.memory_index import has_fts, in_scope, owned_by, query_ter
 from agent_core.store.memory_search_pg import postgresql_scores
 from agent_core.store.models import MemoryRow, SessionRow
 from agent_core.store.titles import UNTITLED
+from agent_core.visible_text import visible
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ DEFAULT_SCOPE = "default"
 MAX_PER_SCOPE = 5000
 """Memories a scope may hold; a run that keeps saving cannot fill the disk."""
 MAX_SEARCH_RESULTS = 50
-ORIGINS = ("agent", "user")
+ORIGINS = ("agent", "user", "outside")
 _SCOPE = re.compile(r"^[\w.@:-]{1,64}$")
 
 
@@ -300,5 +301,5 @@ def _record(row: MemoryRow, session_id: str | None, title: str | None) -> Memory
         created_at=row.created_at,
         origin=row.origin,
         source_session_id=row.source_session_id,
-        source_title=(title or UNTITLED) if session_id is not None else None,
+        source_title=visible(title or UNTITLED) if session_id is not None else None,
     )

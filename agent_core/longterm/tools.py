@@ -24,6 +24,7 @@ from typing import Any, Protocol, TypeVar
 from agent_core.formatting import format_timestamp
 from agent_core.longterm.guard import MemoryRefused, find_instructions
 from agent_core.longterm.store import DEFAULT_SCOPE, MemoryRecord, MemoryStore, default_scope
+from agent_core.taint import OUTSIDE_MEMORY, OUTSIDE_READ
 from agent_core.tools.base import Tool, ToolError, ToolOutput, ToolSet
 
 MEMORY_TOOL_NAMES = ("remember", "recall")
@@ -86,7 +87,9 @@ def _remember_tool(memories: MemoryStore | None, where: str, session_id: str | N
         """
         store = _require(memories)
         try:
-            record = store.add(fact, where, session_id, origin="agent")
+            # A run that has read outside content saves what may be its words: recall then taints the reader.
+            origin = OUTSIDE_MEMORY if OUTSIDE_READ.get() else "agent"
+            record = store.add(fact, where, session_id, origin=origin)
         except MemoryRefused as exc:
             raise ToolError(f"Not saved: {exc}") from None
         if record.existing:

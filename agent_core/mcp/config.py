@@ -24,6 +24,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from agent_core import json_limits
+
 CONFIG_ENV = "SPARROW_MCP_CONFIG"
 DEFAULT_FILE = "mcp.json"
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -113,7 +115,7 @@ def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] | None 
     """Read an ``mcpServers`` file; McpConfigError if the file is unusable, per-entry errors kept in the result."""
     where = Path(path)
     try:
-        data = json.loads(where.read_text(encoding="utf-8"))
+        data = json_limits.loads(where.read_text(encoding="utf-8"))
     except OSError as exc:
         raise McpConfigError(f"cannot read MCP config {str(where)!r}: {exc.strerror or exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

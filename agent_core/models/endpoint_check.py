@@ -12,6 +12,7 @@ from typing import Any
 
 from openai.types.chat import ChatCompletionChunk
 
+from agent_core import json_limits
 from agent_core.models.errors import ModelError
 
 BASE_URL_HINT = "most base URLs end in /v1 (for example http://localhost:11434/v1 for Ollama)"
@@ -33,7 +34,7 @@ def describe_body(endpoint: str, content_type: str, body: bytes | str, *, model:
     if not text:
         return ModelError("protocol", f"{endpoint} answered with an empty body — check the base URL ({BASE_URL_HINT}).")
     try:
-        data = json.loads(text)
+        data = json_limits.loads(text)
     except ValueError:
         shown = content_type.split(";")[0].strip() or "no content type"
         return ModelError(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -13,6 +12,7 @@ import openai
 import pydantic
 from openai.types.chat import ChatCompletion
 
+from agent_core import json_limits
 from agent_core.models.attempts import AttemptLog
 from agent_core.models.base import Completion, ModelOutput, ModelRequest, ToolCall
 from agent_core.models.endpoint_check import (
@@ -108,7 +108,7 @@ class OpenAIChatModel:
             raise self._translate(exc) from None
         content_type = raw.headers.get("content-type", "")
         try:
-            data = json.loads(raw.content) if "json" in content_type else None
+            data = json_limits.loads(raw.content) if "json" in content_type else None
         except ValueError:
             data = None
         if data is None:
@@ -170,7 +170,7 @@ class OpenAIChatModel:
             raise web_page(self.endpoint)
         body = peek_body(raw.http_response)
         try:
-            data = json.loads(body)
+            data = json_limits.loads(body)
         except ValueError:
             raise describe_body(self.endpoint, content_type, body, model=self.name) from None
         if not is_completion(data):
@@ -225,6 +225,9 @@ class OpenAIChatModel:
             # the connection broke after a complete answer: keep it
         finally:
             stop.set()
+        fault = acc.fault(self.endpoint, self.name)
+        if fault is not None:
+            raise fault  # named for what happened: not a reply in the wrong format, nothing to retry
         yield acc.completion((time.perf_counter() - started) * 1000)
 
     def _stream_error(self, exc: Exception) -> ModelError:
@@ -232,6 +235,8 @@ class OpenAIChatModel:
             return exc
         if isinstance(exc, openai.OpenAIError):
             return self._translate(exc)
+        if isinstance(exc, RecursionError):
+            return bad_stream(self.endpoint, "a chunk nested too deep to read")
         if isinstance(exc, (ValueError, pydantic.ValidationError)):
             return bad_stream(self.endpoint, str(exc))
         return ModelError("connection", f"The stream from {self.endpoint} broke off: {exc}")

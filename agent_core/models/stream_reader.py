@@ -82,8 +82,13 @@ class StreamAccumulator:
         self.finish_reason: str | None = None
         self.ttft_ms: float | None = None
         self.retried_after: tuple[str, ...] = ()
+        self.chunks = 0
+        """Chunks received, and of those, chunks that carried at least one choice."""
+        self.with_choices = 0
 
     def add(self, chunk: Any) -> list[TextChunk]:
+        self.chunks += 1
+        self.with_choices += bool(chunk.choices)
         if getattr(chunk, "usage", None):
             self.usage = usage_of(chunk.usage)
         pieces: list[TextChunk] = []
@@ -111,6 +116,24 @@ class StreamAccumulator:
         if function is not None:
             slot["name"] += function.name or ""
             slot["arguments"] += function.arguments or ""
+
+    def fault(self, endpoint: str, model: str) -> ModelError | None:
+        """What went wrong with a stream that ended without a finish reason (None when it finished)."""
+        if self.finish_reason is not None:
+            return None
+        if self.chunks and not self.with_choices:
+            return ModelError(
+                "protocol",
+                f"{endpoint} streamed {self.chunks} chunk(s) for model {model!r} with no choice in any "
+                "(`choices: []`), so no reply arrived: check that the server serves this model as OpenAI-compatible "
+                "chat completions.",
+            )
+        received = sum(map(len, self.text)) + sum(len(c["arguments"]) for c in self.calls.values())
+        return ModelError(
+            "connection",
+            f"The stream from {endpoint} ended in the middle of the reply after {received:,} characters "
+            "(no finish reason, no [DONE]): the connection dropped or the server stopped early.",
+        )
 
     def completion(self, latency_ms: float) -> Completion:
         calls = tuple(

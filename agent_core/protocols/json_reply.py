@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_core import json_limits
 from agent_core.tools.base import Tool
 
 SCHEMA_NAME = "sparrow_step"
@@ -147,14 +148,14 @@ def _decode(text: str) -> Any:
     if fence:
         stripped = fence.group(1).strip()
     try:
-        return json.loads(stripped)
+        return json_limits.loads(stripped)
     except (json.JSONDecodeError, RecursionError):
         pass
     start = stripped.find("{")
     if start < 0:
         return None
     try:
-        return _DECODER.raw_decode(stripped[start:])[0]
+        return json_limits.raw_decode(stripped[start:])[0]
     except (json.JSONDecodeError, RecursionError):
         return None
 

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from agent_core import json_limits
 from agent_core.models.base import Completion, Message
 from agent_core.protocols.base import AgentProtocol, Decision
 from agent_core.tools.base import Tool, ToolSet
@@ -86,7 +87,7 @@ def _request(call_id: str, name: str, arguments: str, tool: Tool | None) -> Call
     if not text:
         return CallRequest(call_id, name, {})
     try:
-        value = json.loads(text)
+        value = json_limits.loads(text)
     except json.JSONDecodeError as exc:
         return CallRequest(call_id, name, {}, f"the arguments for {name} are not valid JSON ({exc.msg})")
     if isinstance(value, dict):

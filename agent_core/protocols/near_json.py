@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from agent_core import json_limits
+
 _DOUBLE = str.maketrans({"“": '"', "”": '"', "„": '"', "‟": '"', "«": '"', "»": '"', "「": '"', "」": '"', "＂": '"'})
 _SINGLE = str.maketrans({"‘": "'", "’": "'", "‚": "'", "‛": "'", "＇": "'"})
 _FULL_WIDTH = str.maketrans({"｛": "{", "｝": "}", "［": "[", "］": "]", "：": ":", "，": ","})
@@ -53,7 +55,7 @@ def _repairs(text: str) -> list[str]:
 
 def _parse(text: str) -> Any:
     try:
-        value, _ = json.JSONDecoder().raw_decode(text.strip())
+        value, _ = json_limits.raw_decode(text.strip())
         return value
     except ValueError:
         pass
@@ -61,4 +63,6 @@ def _parse(text: str) -> Any:
         value = ast.literal_eval(text.strip())
     except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
         return None
-    return value if isinstance(value, (dict, list)) else None
+    if isinstance(value, (dict, list)) and not json_limits.depth_over(value, json_limits.MAX_DEPTH):
+        return value
+    return None

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_core import json_limits
 from agent_core.protocols.near_json import OPENERS, loads_near_json
 from agent_core.tools.base import Tool
 
@@ -178,7 +179,7 @@ def _unfence(raw: str) -> str:
 
 def _decode_structured(text: str) -> tuple[Any, str | None]:
     try:
-        value, _ = _DECODER.raw_decode(text)
+        value, _ = json_limits.raw_decode(text)
         return value, None
     except json.JSONDecodeError as exc:
         error = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -186,7 +187,7 @@ def _decode_structured(text: str) -> tuple[Any, str | None]:
     if candidate is not None:
         try:
             value = ast.literal_eval(candidate)  # Python-style dicts with single quotes, True/None
-            if isinstance(value, (dict, list)):
+            if isinstance(value, (dict, list)) and not json_limits.depth_over(value, json_limits.MAX_DEPTH):
                 return value, None
         except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
             pass

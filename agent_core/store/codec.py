@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from agent_core import json_limits
 from agent_core.events import EVENT_TYPES, Event, EventFormatError, event_from_dict, without_unset
 
 
@@ -51,7 +52,7 @@ def decode(kind: str, payload: str | bytes) -> Event:
         except ValueError:  # pydantic.ValidationError
             pass
     try:
-        data = json.loads(payload)
+        data = json_limits.loads(payload)
     except ValueError as exc:
         raise EventFormatError(f"stored event is not valid JSON: {exc}") from None
     return event_from_dict(data)

@@ -27,6 +27,7 @@ from agent_core.store.schema import (
     read_state,
     upgrade,
 )
+from agent_core.store.storable import guard_text
 
 __all__ = ["SCHEMA_VERSION", "SchemaVersionError", "create_db_engine", "database_url", "lock_name", "writer"]
 
@@ -50,6 +51,7 @@ def create_db_engine(url: str | None = None, *, echo: bool = False, migrate: boo
     """An engine for ``url`` (see ``database_url``), its schema migrated first unless ``migrate`` is false."""
     parsed = make_url(database_url(url))
     engine = _sqlite_engine(parsed, echo) if parsed.get_backend_name() == "sqlite" else _other_engine(parsed, echo)
+    guard_text(engine)
     if not migrate:
         return engine
     try:

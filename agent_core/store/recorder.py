@@ -2,7 +2,9 @@
 
 Each event is committed before the consumer sees it, so a refresh, crash or ``kill -9`` loses at most
 the event being written. A failed write raises (the run stops, and stays resumable from its last
-complete step) rather than going on unrecorded.
+complete step) rather than going on unrecorded. A write that fails because the database is briefly away (a
+locked SQLite file, a restarting PostgreSQL) is repeated with backoff (``outage.with_retry``); a long outage
+stops the run with ``DatabaseUnavailable``, one sentence naming the database problem, the run resumable.
 
 ``ModelDelta`` events are not stored by default: one arrives per streamed token, and they are only a
 live view of text that the step's ``ModelFinished`` event stores whole (``text``, ``reasoning``,
@@ -15,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from agent_core.events import Event, ModelDelta
+from agent_core.events import Event, ModelDelta, RunStarted
+from agent_core.store.outage import DatabaseUnavailable, with_retry
 from agent_core.store.sessions import SessionStore
 
 
@@ -32,10 +35,23 @@ def record_events(
                     pending.append(event)
             else:
                 pending.append(event)
-                store.append(session_id, pending)
+                _write(store, session_id, pending, event)
                 pending = []
             yield event
     finally:
         close = getattr(source, "close", None)
         if close is not None:
             close()
+
+
+def _write(store: SessionStore, session_id: str, batch: list[Event], last: Event) -> None:
+    """Append ``batch`` (ending with ``last``), waiting out a short outage; DatabaseUnavailable after a long one."""
+    try:
+        with_retry(lambda: store.append(session_id, batch), f"the {last.type} event of run {last.run_id}")
+    except DatabaseUnavailable as exc:
+        if isinstance(last, RunStarted):
+            raise  # nothing of the run was recorded: there is nothing to resume
+        raise DatabaseUnavailable(
+            f"{exc}; run {last.run_id} is interrupted, and `sessions resume {session_id}` continues it once the "
+            "database is back"
+        ) from None

@@ -28,6 +28,7 @@ from agent_core.store.models import (
     SnapshotRow,
 )
 from agent_core.store.titles import UNTITLED
+from agent_core.visible_text import visible
 
 __all__ = ["InterruptedRun", "SessionConfig", "SessionDump", "SessionInfo", "SnapshotInfo", "StoredEvent"]
 
@@ -50,7 +51,7 @@ class SessionInfo(Imported, Owned, SessionLineage, Configured, SessionSeq, Sessi
     @classmethod
     def of(cls, row: SessionRow) -> SessionInfo:
         """The view of a stored row."""
-        return cls.model_construct(**fields_of(row, cls) | {"title": row.title or UNTITLED})
+        return cls.model_construct(**fields_of(row, cls) | {"title": visible(row.title or UNTITLED)})
 
 
 class SnapshotInfo(Owned, Configured, SnapshotPoint, SnapshotOwner, Identified):

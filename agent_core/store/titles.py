@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from agent_core.visible_text import visible
+
 UNTITLED = "New session"
 """Shown for a session that has no question yet."""
 TITLE_MAX_CHARS = 200
@@ -17,7 +19,7 @@ _CLOSING = " \t,;:-–—([{/\\"
 def title_from_question(question: str, max_width: int = 60) -> str:
     """A one-line title: the first non-empty line of ``question``, cut at a word near ``max_width`` columns."""
     line = next((ln for ln in question.splitlines() if ln.strip(" \t`~")), "")
-    line = " ".join(_MARKUP.sub("", line.strip()).split())
+    line = visible(" ".join(_MARKUP.sub("", line.strip()).split()))
     if not line:
         return UNTITLED
     if _width(line) <= max_width:
@@ -31,7 +33,7 @@ def title_from_question(question: str, max_width: int = 60) -> str:
 
 def clean_title(title: str) -> str:
     """A user-given title on one line, whitespace collapsed, at most TITLE_MAX_CHARS characters."""
-    text = " ".join(title.split())
+    text = visible(" ".join(title.split()))
     if not text:
         raise ValueError("a title cannot be empty")
     return text[:TITLE_MAX_CHARS]

@@ -53,6 +53,10 @@ class Reply:
     """Fake server only: the Content-Type sent with ``raw_body``."""
     bad_chunk: str | None = None
     """Fake server only: streamed as ``data: <bad_chunk>`` after the first chunk (e.g. invalid JSON)."""
+    empty_choices: bool = False
+    """Fake server only: stream every chunk with ``choices: []`` (the reply's text never arrives)."""
+    drop_after: int | None = None
+    """Fake server only: close the connection after this many chunks (no finish reason, no ``[DONE]``)."""
 
     @classmethod
     def call(cls, name: str, text: str = "", **arguments: Any) -> Reply:

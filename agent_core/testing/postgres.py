@@ -79,6 +79,14 @@ class Cluster:
         self.log.touch()
         if os.geteuid() == 0:
             os.chown(self.log, uid.pw_uid, uid.pw_gid)
+        return self.restart()
+
+    def halt(self) -> None:
+        """Stop the server at once, as a crash would, keeping its data (``restart`` brings it back)."""
+        self._run("pg_ctl", "stop", "-m", "immediate", "-w", "-t", "30", "-D", str(self.data))
+
+    def restart(self) -> Cluster:
+        """Start the server of an initialised cluster (after ``halt``)."""
         options = f"-h 127.0.0.1 -p {self.port} -k {self.root}"
         options += "" if self.durable else " -c fsync=off -c full_page_writes=off"
         self._run(

@@ -250,6 +250,8 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.no_done:
                 self.fake.closing.wait(3600)
                 return
+            if reply.drop_after is not None:
+                return  # the connection closes mid-reply
             self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
@@ -263,6 +265,10 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
 def _sse_lines(body: dict[str, Any], reply: Reply, text: str, closing: threading.Event) -> Iterator[bytes]:
     """The ``data:`` lines of a streamed reply, with the injected faults (bad chunk, endless text)."""
     for index, chunk in enumerate(_chunks(body, reply, text)):
+        if reply.drop_after is not None and index >= reply.drop_after:
+            return
+        if reply.empty_choices:
+            chunk = {**chunk, "choices": []}
         if reply.endless and chunk["choices"] and chunk["choices"][0].get("finish_reason"):
             break
         yield f"data: {json.dumps(chunk)}\n\n".encode()

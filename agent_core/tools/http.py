@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlencode, urljoin, urlsplit
 
+from agent_core import json_limits
 from agent_core.tools.addresses import AddressPolicy, IPAddress, IPNetwork, ip_literal, non_public_reason, resolve
 from agent_core.tools.http_errors import (
     BadResponse,
@@ -131,7 +132,7 @@ class Response:
         if self.truncated:
             raise BadResponse(f"{host} sent an answer larger than {len(self.body):,} bytes")
         try:
-            return json.loads(self.body)
+            return json_limits.loads(self.body)
         except (ValueError, UnicodeDecodeError):
             raise BadResponse(f"{host} sent an unreadable answer (not valid JSON)") from None
 
@@ -342,7 +343,7 @@ def _status_error(host: str, response: Response) -> HttpStatusError:
 def _error_detail(body: bytes) -> str:
     """The human part of a JSON error body ({"reason": ...}, {"error": {"message": ...}}, ...), if any."""
     try:
-        data = json.loads(body)
+        data = json_limits.loads(body)
     except (ValueError, UnicodeDecodeError):
         return ""
     for _ in range(3):

@@ -33,6 +33,9 @@ Register it, either way
 
 Problems (import errors, a module without tools, two tools with one name) are reported per source, naming the
 module or entry point and what went wrong; the other sources still load.
+
+The app's catalogue runs plugin tools in a small pool of child processes (``plugin_worker.isolate``): one that
+hangs or loops forever is killed at its timeout instead of keeping a thread and its CPU share in the app.
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ class LoadedTools:
     """Tool name -> its source, e.g. "module mypkg.tools" or "entry point mytools (mypkg 1.0)"."""
     errors: tuple[str, ...] = ()
     """One sentence per source that failed; those sources contributed no tools."""
+    loaders: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Tool name -> how another process loads it again: ``("module", spec)`` or ``("entry_point", group, name)``."""
 
     def raise_errors(self) -> None:
         """Raise PluginError listing every problem, if there was any."""
@@ -201,9 +206,11 @@ def load_plugins(
         try:
             tools = tools_from_module(source) if isinstance(source, str) else tools_from_entry_point(source, origin)
             registry.add_all(tools, origin)
+            loader = ("module", source) if isinstance(source, str) else ("entry_point", group, source.name)
+            registry.loaders.update(dict.fromkeys((t.name for t in tools if t in registry.tools), loader))
         except PluginError as exc:
             registry.errors.append(str(exc))
-    return LoadedTools(tuple(registry.tools), dict(registry.origins), tuple(registry.errors))
+    return LoadedTools(tuple(registry.tools), dict(registry.origins), tuple(registry.errors), dict(registry.loaders))
 
 
 class _Registry:
@@ -214,6 +221,7 @@ class _Registry:
         self.tools: list[Tool] = []
         self.origins: dict[str, str] = {}
         self.errors: list[str] = []
+        self.loaders: dict[str, tuple[str, ...]] = {}
 
     def add_all(self, tools: list[Tool], origin: str) -> None:
         fresh: list[Tool] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import math
 import queue
 import threading
@@ -12,6 +13,7 @@ from typing import Any
 
 from agent_core.limits import CancelToken, Deadline
 from agent_core.tools.base import Tool, ToolArgumentsError, ToolError, ToolOutput, ToolSet
+from agent_core.tools.isolated import CALL_BUDGET
 
 _POLL_S = 0.05
 """How often a waiting run looks at its cancel token."""
@@ -68,7 +70,11 @@ class ToolRunner:
             elif prepared[0].inline:
                 started.append(self._inline(*prepared, self._budget(prepared[0], deadline)))
             else:
-                started.append((prepared[0], _WORKERS.submit(*prepared)))
+                token = CALL_BUDGET.set(self._budget(prepared[0], deadline))  # an isolated call is killed past it
+                try:
+                    started.append((prepared[0], _WORKERS.submit(*prepared)))
+                finally:
+                    CALL_BUDGET.reset(token)
         for item in started:
             yield item if isinstance(item, CallResult) else self._collect(item[0], item[1], cancel, deadline)
 
@@ -153,7 +159,7 @@ class _DaemonWorkers:
     """
 
     def __init__(self, max_idle: int = 16) -> None:
-        self._jobs: queue.SimpleQueue[tuple[Tool, dict[str, Any], _Box]] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[tuple[contextvars.Context, Tool, dict[str, Any], _Box]] = queue.SimpleQueue()
         self._idle = 0
         self._max_idle = max_idle
         self._lock = threading.Lock()
@@ -165,17 +171,17 @@ class _DaemonWorkers:
             spawn = self._idle == 0
             if not spawn:
                 self._idle -= 1
-        self._jobs.put((tool, kwargs, box))
+        self._jobs.put((contextvars.copy_context(), tool, kwargs, box))  # the caller's context vars reach the tool
         if spawn:
             threading.Thread(target=self._work, name="sparrow-tool", daemon=True).start()
         return box
 
     def _work(self) -> None:
         while True:
-            tool, kwargs, box = self._jobs.get()
+            context, tool, kwargs, box = self._jobs.get()
             begin = time.perf_counter()
             try:
-                output = tool.call_validated(kwargs)
+                output = context.run(tool.call_validated, kwargs)
                 box.put((output, None, (time.perf_counter() - begin) * 1000))
             except BaseException as exc:
                 box.put((None, exc, (time.perf_counter() - begin) * 1000))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from agent_core import json_limits
+
 Starters = Mapping[str, str]
 """Run id → who started the run (an email, else an OIDC subject, else ``local``)."""
 
@@ -33,7 +35,7 @@ def markdown_with_starters(text: str, starters: Starters) -> str:
 def _jsonl_line(line: str, starters: Starters) -> str:
     if '"run_started"' not in line:
         return line
-    record = json.loads(line)
+    record = json_limits.loads(line)
     who = starters.get(record.get("run_id", "")) if record.get("type") == "run_started" else None
     if who is None:
         return line

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable
 from typing import TextIO
 
+from agent_core import json_limits
 from agent_core.events import Event, EventFormatError, event_from_dict
 
 
@@ -36,7 +37,7 @@ def read_jsonl(lines: str | Iterable[str]) -> list[Event]:
         if not line.strip():
             continue
         try:
-            events.append(event_from_dict(json.loads(line)))
+            events.append(event_from_dict(json_limits.loads(line)))
         except json.JSONDecodeError as exc:
             raise EventFormatError(f"line {number}: not JSON ({exc.msg})") from None
         except EventFormatError as exc:
