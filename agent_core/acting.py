@@ -35,9 +35,16 @@ class Acting:
                 run_id=self.run_id, step=step, call_id=call.call_id, tool=call.name, arguments=tame(call.arguments)
             )
         allowed = [c for c in calls if c.call_id not in denied]
-        results = self.runner.run_each(allowed, cancel=self.cancel, deadline=self.deadline)
+        reused = self._reused(step, allowed)
+        results = self.runner.run_each(
+            [c for c in allowed if c.call_id not in reused], cancel=self.cancel, deadline=self.deadline
+        )
         finished: list[ToolFinished] = []
         for call in calls:
+            if call.call_id in reused:  # a fork's recorded result: the tool is not called again
+                yield reused[call.call_id]
+                finished.append(reused[call.call_id])
+                continue
             result = _denial(call) if call.call_id in denied else next(results)
             event, flagged = self._checked(step, call, result)
             if flagged is not None:
@@ -45,6 +52,12 @@ class Acting:
             yield event
             finished.append(event)
         return finished
+
+    def _reused(self, step: int, calls: Sequence[CallRequest]) -> dict[str, ToolFinished]:
+        recorded = self.parts.recorded
+        if recorded is None:
+            return {}
+        return recorded.reused(self.run_id, step, calls, self.parts.tools, self.parts.settings.tool_approval)
 
     def _approve(self, step: int, calls: Sequence[CallRequest]) -> Iterator[Event]:
         denied: set[str] = set()
