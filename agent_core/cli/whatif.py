@@ -105,27 +105,31 @@ def cmd_fork(args: argparse.Namespace) -> int:
             )
         except (KeyError, ValueError) as exc:
             raise CliError(str(exc).strip("'\"")) from None
-    finished: list[Event] = []
+    return _run_fork(fork.id, events, cancel, args)
+
+
+def _run_fork(fork_id: str, events: Iterator[Event], cancel: CancelToken, args: argparse.Namespace) -> int:
+    """Run the branch with its trace on stderr; stdout gets the new session's id (or a JSON summary)."""
+    last: list[Event] = []
 
     def kept() -> Iterator[Event]:
         for event in events:
-            finished[:] = [event]
+            last[:] = [event]
             yield event
 
-    with contextlib.redirect_stdout(sys.stderr):  # the trace and the answer go to stderr: stdout is the id
+    with contextlib.redirect_stdout(sys.stderr):
         code = report(with_sigint(cancel, kept), as_json=False, approvals=approvals_of(args))
-    last = finished[0] if finished else None
+    end = last[0] if last and isinstance(last[0], RunFinished) else None
     if args.json:
-        answer = last.final_answer if isinstance(last, RunFinished) else None
-        status = last.status if isinstance(last, RunFinished) else None
-        print(
-            json.dumps(
-                {"session": fork.id, "run": last.run_id if last else None, "status": status, "final_answer": answer},
-                ensure_ascii=False,
-            )
-        )
+        summary = {
+            "session": fork_id,
+            "run": end.run_id if end else None,
+            "status": end.status if end else None,
+            "final_answer": end.final_answer if end else None,
+        }
+        print(json.dumps(summary, ensure_ascii=False))
     else:
-        print(fork.id)
+        print(fork_id)
     return code
 
 
