@@ -16,7 +16,7 @@ from agent_core.turns import StepView
 FIELDS: tuple[str, ...] = ("thought", "action", "arguments", "observation", "answer", "error")
 """The fields of a step compared, in the order they are shown."""
 
-_WORDS = re.compile(r"\s+|[^\s]+")
+_WORDS = re.compile(r"\S+\s*|\s+")
 
 
 @dataclass(frozen=True)
