@@ -13,6 +13,7 @@ arguments as one the original made is answered with the recorded result (see :mo
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from agent_core.acting import Acting
@@ -37,7 +38,7 @@ from agent_core.store import SessionInfo, SessionStore
 from agent_core.store.recorder import record_events
 from agent_core.store.run_owners import RunOwners, owned
 
-__all__ = ["StepEdit", "fork_run", "run_events_of"]
+__all__ = ["PreparedFork", "StepEdit", "fork_run", "prepare_fork", "run_events_of", "start_fork"]
 
 
 def run_events_of(store: SessionStore, session_id: str, run_id: str) -> list[Event]:
@@ -48,7 +49,18 @@ def run_events_of(store: SessionStore, session_id: str, run_id: str) -> list[Eve
     return events
 
 
-def fork_run(
+@dataclass(frozen=True)
+class PreparedFork:
+    """A fork's new session and the branch's first events, before anything runs (see ``start_fork``)."""
+
+    session: SessionInfo
+    run_id: str
+    """The branch's run id."""
+    head: tuple[RunStarted, RunForked]
+    plan: ForkPlan
+
+
+def prepare_fork(
     store: SessionStore,
     session_id: str,
     run_id: str,
@@ -58,14 +70,13 @@ def fork_run(
     edit: StepEdit | None = None,
     reuse: bool = True,
     no_reuse_tools: Iterable[str] = (),
-    cancel: CancelToken | None = None,
-) -> tuple[SessionInfo, Iterator[Event]]:
-    """A new session forked from run ``run_id`` at ``at_step``, and the branch's events (recorded as they come).
+) -> PreparedFork:
+    """Make the fork's session (the turns before the run, ``parent_id`` = the original) and set ``agent`` up for it.
 
     ``agent`` holds the branch's model, tools, protocol and settings (they apply from the fork point on).
     Raises KeyError for an unknown run, ValueError when the step or the edit does not fit it.
     """
-    edit, cancel = edit or StepEdit(), cancel or CancelToken()
+    edit = edit or StepEdit()
     original = run_events_of(store, session_id, run_id)
     started = next(e for e in original if isinstance(e, RunStarted))
     branch_id = new_run_id()
@@ -84,8 +95,39 @@ def fork_run(
         edit={**edit.to_dict(), "settings": settings_changed(started, agent)},
         copied_events=plan.copied,
     )
-    events = _branch(agent, _started(agent, started.question, branch_id), marker, plan, cancel)
-    return fork, _recorded(store, fork.id, agent, branch_id, events, cancel)
+    return PreparedFork(fork, branch_id, (_started(agent, started.question, branch_id), marker), plan)
+
+
+def start_fork(
+    store: SessionStore, prepared: PreparedFork, agent: Agent, *, cancel: CancelToken | None = None
+) -> Iterator[Event]:
+    """The branch's events, recorded in its session as they come (the run is claimed for this process now)."""
+    cancel = cancel or CancelToken()
+    events = _branch(agent, *prepared.head, prepared.plan, cancel)
+    return _recorded(store, prepared.session.id, agent, prepared.run_id, events, cancel)
+
+
+def fork_run(
+    store: SessionStore,
+    session_id: str,
+    run_id: str,
+    at_step: int,
+    agent: Agent,
+    *,
+    edit: StepEdit | None = None,
+    reuse: bool = True,
+    no_reuse_tools: Iterable[str] = (),
+    cancel: CancelToken | None = None,
+) -> tuple[SessionInfo, Iterator[Event]]:
+    """A new session forked from run ``run_id`` at ``at_step``, and the branch's events (recorded as they come).
+
+    ``prepare_fork`` then ``start_fork``; raises KeyError for an unknown run, ValueError for a step or an edit
+    that does not fit it.
+    """
+    prepared = prepare_fork(
+        store, session_id, run_id, at_step, agent, edit=edit, reuse=reuse, no_reuse_tools=no_reuse_tools
+    )
+    return prepared.session, start_fork(store, prepared, agent, cancel=cancel)
 
 
 def settings_changed(started: RunStarted, agent: Agent) -> dict[str, Any]:

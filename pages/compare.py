@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.store import SessionNotFound
-from sparrow_ui import compare, compare_steps
+from sparrow_ui import compare, compare_live, compare_steps
 from sparrow_ui.sidebar import frame
 from sparrow_ui.state import get_store
 from sparrow_ui.strings_demo import td
@@ -31,6 +31,9 @@ try:
 except SessionNotFound as exc:
     st.warning(str(exc))
     st.stop()
+right_session = st.query_params.get("right", "").partition(":")[0]
+if right_session and compare_live.follow_branch(store, right_session, right_column):
+    st.rerun()  # the branch ended (or waits for an approval): draw the page again with it
 if left is None or right is None:
     st.stop()
 with left_column:
