@@ -1,7 +1,8 @@
 """The edit a fork makes at its step, and the events it starts from: the original's copied, then the edit.
 
 ``plan_fork`` reads the original run's events and returns what the fork records before anything live
-happens: every event of the steps before the fork point (its run id changed to the fork's), then the
+happens: every event of the steps before the fork point (its run id changed to the fork's, stamped with the time
+of the copy: the figures it records, such as a model call's latency, are the original's), then the
 edited step — a tool result replaced, or the model's decision rewritten (thought, action and arguments,
 or a final answer) — and what is left to do: calls to run at that step, an answer to finish with, or the
 step to continue from. Nothing here calls a model or a tool.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -85,8 +87,9 @@ def plan_fork(run_events: list[Event], at_step: int, edit: StepEdit, run_id: str
     if at_step < 1 or not steps or at_step > steps[-1]:
         raise ValueError(f"the run has steps 1 to {steps[-1] if steps else 0}: there is no step {at_step} to fork at")
     keep = [e for e in run_events if not isinstance(e, _NOT_COPIED)]
-    before = [dataclasses.replace(e, run_id=run_id) for e in keep if (step_of(e) or 0) < at_step]
-    at = [dataclasses.replace(e, run_id=run_id) for e in keep if step_of(e) == at_step]
+    now = time.time()  # a copy is made now and takes no time: the fork's clock starts with its own run
+    before = [dataclasses.replace(e, run_id=run_id, ts=now) for e in keep if (step_of(e) or 0) < at_step]
+    at = [dataclasses.replace(e, run_id=run_id, ts=now) for e in keep if step_of(e) == at_step]
     if edit.kind == "settings":
         return ForkPlan(before, len(before), next_step=at_step)
     model = next((e for e in reversed(at) if isinstance(e, ModelFinished)), None)
