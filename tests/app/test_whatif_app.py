@@ -122,3 +122,14 @@ def test_resample_shows_the_spread_and_a_sample_becomes_a_branch(store: SessionS
     tree = traces(sid, 1)
     labels = [b.label for b in tree.sidebar.button if b.key and b.key.startswith("branch_")]
     assert len(labels) == 2 and "original" in labels[0] and "at step 3" in labels[1]
+
+
+def test_the_chat_trace_column_has_the_controls_on_every_finished_step(store: SessionStore) -> None:
+    sid, rid = failing_session(store)
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params["session"] = sid
+    at.run()
+    assert not at.exception, at.exception
+    keys = {b.key for b in at.button if b.key}
+    assert {f"whatif_{rid}_{n}_go" for n in (1, 2, 3)} <= keys
+    assert {f"whatif_{rid}_{n}_sample" for n in (1, 2, 3)} <= keys
