@@ -24,6 +24,7 @@ from agent_core.events import (
     ModelFinished,
     RunFinished,
     RunForked,
+    RunResumed,
     RunStarted,
     ToolFinished,
     Usage,
@@ -169,7 +170,9 @@ def _branch(
     if plan.answer is not None:
         yield from _answered(started.run_id, head, step, plan.answer)
         return
-    yield from agent.resume(head, cancel=cancel)
+    for event in agent.resume(head, cancel=cancel):
+        if not isinstance(event, RunResumed):  # the branch was not interrupted: its live steps just follow
+            yield event
 
 
 def _answered(run_id: str, events: list[Event], step: int, answer: str) -> Iterator[Event]:

@@ -57,7 +57,7 @@ def _side(
     st.markdown(f"{badge} **{literal(f'Step {step.number}')}**{marker}")
     if figures is not None:
         st.caption(_figures(figures))
-    _provenance(step, turn)
+    provenance(step, turn)
     for diff in pair.fields:
         _field(diff, side, step)
 
@@ -71,8 +71,8 @@ def _figures(figures: StepMetrics) -> str:
     return literal(" · ".join(parts))
 
 
-def _provenance(step: StepView, turn: TurnView) -> None:
-    """Copied from the original, edited here, or a tool result reused: said on the fork's side."""
+def provenance(step: StepView, turn: TurnView) -> None:
+    """Copied from the original, edited here, or a tool result reused (with a link to the original's session)."""
     forked = turn.forked
     if forked is not None and step.number < forked.at_step:
         st.caption(f":material/content_copy: {tw('diff.copied')}")
@@ -82,7 +82,9 @@ def _provenance(step: StepView, turn: TurnView) -> None:
         reused = action.finished.reused_from if action.finished is not None else None
         if reused:
             text = tw("diff.reused", tool=literal(action.tool), step=reused.get("step"))
-            st.caption(f":material/history: {text}")
+            session = str(reused.get("session", ""))
+            link = f" · [{tw('branches.open')}](/traces?session={session})" if session.isidentifier() else ""
+            st.caption(f":material/history: {text}{link}")
 
 
 def _field(diff: FieldDiff, side: str, step: StepView) -> None:

@@ -19,7 +19,9 @@ import streamlit as st
 
 from agent_core.agent import Agent
 from agent_core.call_index import canonical_arguments
+from agent_core.events import Usage
 from agent_core.fork import StepEdit, prepare_fork, start_fork
+from agent_core.formatting import format_cost, format_tokens
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryStore
 from agent_core.longterm.tools import bind_memory_tools
@@ -32,6 +34,9 @@ from agent_core.tools import Tool
 from agent_core.turns import StepView, TurnView
 from sparrow_ui.auth import read_only
 from sparrow_ui.compare import protocol_name, same_tools, turn_ref
+from sparrow_ui.compare_steps import provenance
+from sparrow_ui.literal import literal
+from sparrow_ui.session_view import prices
 from sparrow_ui.state import ModelConfig, available_tools, live_runs
 from sparrow_ui.strings_whatif import tw
 
@@ -39,7 +44,8 @@ KINDS = ("observation", "action", "thought", "answer", "settings")
 
 
 def step_controls(store: SessionStore, config: ModelConfig, session_id: str, turn: TurnView, step: StepView) -> None:
-    """The two what-if controls of a finished step (none in a shared view or while the turn runs)."""
+    """Where a fork's step came from, and the two what-if controls of a finished step (not in a shared view)."""
+    provenance(step, turn)
     if read_only() or not turn.finished or step.thinking:
         return
     key = f"whatif_{turn.run_id}_{step.number}"
@@ -231,7 +237,7 @@ def resample_panel(
                 edit = edit_from_sample(sample)
             except ValueError:
                 continue
-            if st.button(f"{tw('resample.branch', count=count)}: {label[:60]}", key=f"{key}_branch_{index}"):
+            if st.button(f"{tw('resample.branch', count=count)}: {literal(label[:60])}", key=f"{key}_branch_{index}"):
                 continue_branch(store, config, session_id, turn, step.number, edit)
 
 
@@ -250,3 +256,12 @@ def spread_chart(step: StepView, key: str) -> None:
         .properties(height=max(60, 28 * len(rows)))
     )
     st.altair_chart(chart, use_container_width=True, key=f"{key}_chart")
+    _sample_costs(step)
+
+
+def _sample_costs(step: StepView) -> None:
+    """What the samples cost, like any model call: their tokens and, when priced, dollars."""
+    usage = sum((s.usage for s in step.samples), Usage())
+    cost = [prices().cost(s.usage, s.model) for s in step.samples]
+    shown = format_cost(sum(c for c in cost if c is not None), estimated=usage.estimated) if None not in cost else "—"
+    st.caption(f"{format_tokens(usage.total_tokens, estimated=usage.estimated)} tokens · {shown}")
