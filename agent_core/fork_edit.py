@@ -168,7 +168,11 @@ def decision_text(protocol: str, thought: str, calls: tuple[dict[str, Any], ...]
         if answer is not None:
             return json.dumps({"thought": thought, "final_answer": answer}, ensure_ascii=False)
         first = calls[0] if calls else {"name": "", "arguments": "{}"}
-        action = {"tool": first["name"], "arguments": json.loads(first.get("arguments") or "{}")}
+        try:
+            arguments: Any = json.loads(first.get("arguments") or "{}")
+        except json.JSONDecodeError:
+            arguments = first.get("arguments")  # kept as written: the call then fails as it did
+        action = {"tool": first["name"], "arguments": arguments}
         return json.dumps({"thought": thought, "action": action}, ensure_ascii=False)
     if answer is not None:
         return f"Thought: {thought}\nFinal Answer: {answer}"

@@ -8,13 +8,15 @@ from typing import Any
 import pytest
 
 from agent_core.agent import Agent
-from agent_core.events import ApprovalDecided, Event, ModelFinished, RunFinished, RunForked, ToolFinished
+from agent_core.events import ApprovalDecided, Event, ModelFinished, RunFinished, RunForked, ToolFinished, ToolStarted
 from agent_core.fork import StepEdit, fork_run
 from agent_core.models.openai_compat import OpenAIChatModel
+from agent_core.reuse import RecordedResults
 from agent_core.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
-from agent_core.tools import Tool, tool
+from agent_core.tools import Tool, ToolSet, tool
+from agent_core.tools.runner import CallRequest
 from agent_core.transcript import Transcript
 
 
@@ -233,3 +235,30 @@ def test_no_model_call_before_the_fork_point_is_sent_again(protocol: str) -> Non
     assert weather.calls == ["Paris", "Rome"]  # step 3 asked for Paris again: reused
     assert [e.reused_from["step"] for e in finished(events) if e.reused_from] == [1]  # type: ignore[index]
     assert isinstance(events[-1], RunFinished) and events[-1].status == "completed"
+
+
+def test_the_memory_writer_and_trusted_tools_with_effects_are_never_reused() -> None:
+    @tool
+    def remember(text: str) -> str:
+        """Store a fact.
+
+        Args:
+            text: the fact
+        """
+        return "stored"
+
+    weather = Weather()
+    tools = ToolSet([*weather.tools(), remember])
+    recorded: list[Event] = []
+    for step, (name, arguments) in enumerate(
+        [("remember", {"text": "x"}), ("send", {"to": "a"}), ("lookup", {"city": "Rome"})], 1
+    ):
+        recorded.append(ToolStarted(run_id="r", step=step, call_id="c", tool=name, arguments=arguments))
+        recorded.append(ToolFinished(run_id="r", step=step, call_id="c", tool=name, output="done"))
+    results = RecordedResults(recorded, session_id="s", run_id="r")
+    calls = [CallRequest("a", "remember", {"text": "x"}), CallRequest("b", "send", {"to": "a"})]
+    calls += [CallRequest("c", "lookup", {"city": "Rome"}), CallRequest("d", "lookup", {"city": " Rome"})]
+    trusted = {"remember": False, "send": False}  # trusted: they would not ask, yet they still run again
+    reused = results.reused("branch", 4, calls, tools, trusted)
+    assert list(reused) == ["c"] and reused["c"].reused_from == {"session": "s", "run": "r", "step": 3, "call_id": "c"}
+    assert RecordedResults(recorded, session_id="s", run_id="r", skip=["lookup"]).reused("b", 4, calls, tools, {}) == {}
