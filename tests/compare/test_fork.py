@@ -10,7 +10,10 @@ import pytest
 from agent_core.agent import Agent
 from agent_core.events import ApprovalDecided, Event, ModelFinished, RunFinished, RunForked, ToolFinished, ToolStarted
 from agent_core.fork import StepEdit, fork_run
+from agent_core.fork_edit import decision_text
+from agent_core.models.base import Completion
 from agent_core.models.openai_compat import OpenAIChatModel
+from agent_core.protocols import get_protocol
 from agent_core.reuse import RecordedResults
 from agent_core.sessions import run_in_session
 from agent_core.store import SessionStore
@@ -262,3 +265,13 @@ def test_the_memory_writer_and_trusted_tools_with_effects_are_never_reused() -> 
     reused = results.reused("branch", 4, calls, tools, trusted)
     assert list(reused) == ["c"] and reused["c"].reused_from == {"session": "s", "run": "r", "step": 3, "call_id": "c"}
     assert RecordedResults(recorded, session_id="s", run_id="r", skip=["lookup"]).reused("b", 4, calls, tools, {}) == {}
+
+
+@pytest.mark.parametrize("protocol", ["react", "json"])
+def test_an_edited_decision_reads_back_as_the_same_decision(protocol: str) -> None:
+    tools = ToolSet(Weather().tools())
+    calls = ({"id": "call_1", "name": "lookup", "arguments": '{"city": "Oslo"}'},)
+    action = get_protocol(protocol).interpret(Completion(text=decision_text(protocol, "Check.", calls, None)), tools)
+    assert (action.thought, [(c.name, c.arguments) for c in action.calls]) == ("Check.", [("lookup", {"city": "Oslo"})])
+    done = get_protocol(protocol).interpret(Completion(text=decision_text(protocol, "Done.", (), "dry")), tools)
+    assert (done.thought, done.final_answer) == ("Done.", "dry")
