@@ -41,9 +41,14 @@ class Acting:
                 run_id=self.run_id, step=step, call_id=call.call_id, tool=call.name, arguments=tame(call.arguments)
             )
         allowed = [c for c in calls if c.call_id not in denied]
-        results = self._started(allowed)
+        reused = self._reused(step, allowed)
+        results = self._started([c for c in allowed if c.call_id not in reused])
         finished: list[ToolFinished] = []
         for call in calls:
+            if call.call_id in reused:  # a fork's recorded result: the tool is not called again
+                yield reused[call.call_id]
+                finished.append(reused[call.call_id])
+                continue
             result = _denial(call) if call.call_id in denied else next(results)
             event, flagged = self._checked(step, call, result)
             if flagged is not None:
@@ -66,6 +71,12 @@ class Acting:
         if first is not None:
             yield first
             yield from results
+
+    def _reused(self, step: int, calls: Sequence[CallRequest]) -> dict[str, ToolFinished]:
+        recorded = self.parts.recorded
+        if recorded is None:
+            return {}
+        return recorded.reused(self.run_id, step, calls, self.parts.tools, self.parts.settings.tool_approval)
 
     def _approve(self, step: int, calls: Sequence[CallRequest]) -> Iterator[Event]:
         denied: set[str] = set()

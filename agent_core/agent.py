@@ -15,6 +15,7 @@ from agent_core.loop import ResumePoint, RunLoop
 from agent_core.models.base import ChatModel
 from agent_core.output_check import OutputCheck, default_check
 from agent_core.protocols import AgentProtocol, get_protocol
+from agent_core.reuse import RecordedResults
 from agent_core.run_context import AgentSettings, RunContext
 from agent_core.tools import Tool, ToolSet, builtin_tools
 
@@ -47,6 +48,8 @@ class Agent:
         """Where decisions on calls that need approval are posted (see ``ApprovalRequested``)."""
         self.output_check = output_check
         """Checks tool outputs and answers before they are shown or stored; None turns it off."""
+        self.recorded: RecordedResults | None = None
+        """Set for a fork: the original run whose tool results are reused (see ``agent_core.fork``)."""
 
     def run(self, question: str, *, cancel: CancelToken | None = None, run_id: str | None = None) -> Iterator[Event]:
         """Answer ``question``: yields RunStarted … RunFinished, exactly one RunFinished, always last."""
@@ -76,6 +79,7 @@ class Agent:
             instructions=self.instructions,
             approvals=self.approvals,
             output_check=self.output_check,
+            recorded=self.recorded,
         )
 
 

@@ -12,8 +12,10 @@ from agent_core.events import (
     FinalAnswer,
     ModelDelta,
     ModelFinished,
+    ModelSampled,
     OutputFlagged,
     RunFinished,
+    RunForked,
     RunResumed,
     RunStarted,
     StepStarted,
@@ -65,13 +67,17 @@ class TracePrinter:
                 return self._red(f"⚠ masked in the {event.source.replace('_', ' ')}: {found}")
             case RunFinished():
                 return self._summary(event)
+            case RunForked():
+                return self._bold(f"⑂ forked from {event.from_run} at step {event.at_step}")
+            case ModelSampled():
+                return self._dim(f"  sample {event.index + 1} of step {event.step}")
             case ModelDelta() | ApprovalRequested() | FinalAnswer():
                 return None  # deltas stream as they come; the CLI asks for approval and prints the answer itself
             case _:
                 assert_never(event)
 
     def _tool_line(self, event: ToolFinished) -> str:
-        mark = "✗" if event.error else "←"
+        mark = "✗" if event.error else ("↺" if event.reused_from else "←")
         text = event.output if len(event.output) <= 600 else event.output[:600] + "…"
         line = f"{mark} {text}  " + self._dim(f"({format_duration(event.duration_ms)})")
         return self._red(line) if event.error else line

@@ -10,7 +10,6 @@ type fails instead of ignoring it. Every event serialises to a plain JSON-ready 
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -18,67 +17,16 @@ from typing import Annotated, Any, Literal, TypeAlias, get_args
 
 from pydantic import Field, TypeAdapter
 
+from agent_core.branch_events import ModelSampled, RunForked
+from agent_core.event_base import LATER as LATER
+from agent_core.event_base import EventBase as EventBase
+from agent_core.event_base import Usage as Usage
+from agent_core.event_base import later_fields as later_fields
+from agent_core.event_base import plain as plain
+from agent_core.event_base import without_unset as without_unset
+
 RunStatus = Literal["completed", "max_steps", "timeout", "cancelled", "format_error", "error"]
 RUN_STATUSES: tuple[str, ...] = ("completed", "max_steps", "timeout", "cancelled", "format_error", "error")
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Token usage of one model call (or a sum of several)."""
-
-    prompt_tokens: int = 0
-    """Tokens sent to the model."""
-    completion_tokens: int = 0
-    """Tokens the model wrote."""
-    estimated: bool = False
-    """True when the provider sent no usage and the numbers are Sparrow's estimate."""
-
-    @property
-    def total_tokens(self) -> int:
-        """Prompt plus completion tokens."""
-        return self.prompt_tokens + self.completion_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.prompt_tokens + other.prompt_tokens,
-            self.completion_tokens + other.completion_tokens,
-            self.estimated or other.estimated,
-        )
-
-
-LATER = {"later": True}
-"""Field metadata of a field added after the log format was fixed: left out of ``to_dict`` while it holds its
-default, so logs do not grow by an empty key per event and files stay readable by earlier versions."""
-
-
-@cache
-def later_fields(cls: type) -> tuple[tuple[str, Any], ...]:
-    """The ``LATER`` fields of an event class, with their defaults."""
-    return tuple((f.name, f.default) for f in dataclasses.fields(cls) if f.metadata.get("later"))
-
-
-def without_unset(fields: dict[str, Any], cls: type) -> dict[str, Any]:
-    """``fields`` without the ``LATER`` fields that hold their default (the dict itself, changed)."""
-    for name, default in later_fields(cls):
-        if fields.get(name) == default or fields.get(name) == plain(default):
-            del fields[name]
-    return fields
-
-
-@dataclass(frozen=True, kw_only=True)
-class EventBase:
-    """Base of every event: its type tag, which run it belongs to and when it happened."""
-
-    type: str = field(default="event", init=False)
-    """The tag that tells the events apart (``run_started``, ``tool_finished``...); set by each class."""
-    run_id: str
-    """The run (one question and its answer) this event belongs to."""
-    ts: float = field(default_factory=time.time)
-    """Unix time at which the event was emitted."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain, JSON-ready dict with a ``type`` discriminator (a ``LATER`` field only when it is set)."""
-        return without_unset({f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}, type(self))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -219,6 +167,9 @@ class ToolFinished(EventBase):
     """True when ``output`` was cut to the observation size limit."""
     outside: str | None = field(default=None, metadata=LATER)
     """Where the output came from when it is outside content (a URL, search results, an MCP server): see ``taint``."""
+    reused_from: dict[str, Any] | None = field(default=None, metadata=LATER)
+    """Set when the tool was not called again: where this result was recorded (``session``, ``run``, ``step``,
+    ``call_id`` of the original run a fork started from)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -320,6 +271,8 @@ Event: TypeAlias = (
     | OutputFlagged
     | FinalAnswer
     | RunFinished
+    | RunForked
+    | ModelSampled
 )
 """Any event: one closed union, told apart by ``type``. Handle it with ``match`` and end with ``assert_never``."""
 
@@ -357,17 +310,6 @@ def _first_error(exc: Exception, kind: str) -> str:
         loc = ".".join(str(p) for p in first.get("loc", ())[1:])  # the first part is the tag: the kind, said below
         return f"{loc or 'event'}: {first.get('msg', 'invalid')} (in a {kind!r} event)"
     return f"invalid {kind!r} event: {exc}"
-
-
-def plain(value: Any) -> Any:
-    """A JSON-ready copy: dataclasses become dicts, tuples become lists."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    return value
 
 
 def full_messages(event: ModelFinished, previous: dict[str, tuple[dict[str, Any], ...]]) -> tuple[dict[str, Any], ...]:

@@ -9,6 +9,7 @@ from agent_core.context import ConversationMemory
 from agent_core.models.base import ChatModel
 from agent_core.output_check import OutputCheck
 from agent_core.protocols import AgentProtocol
+from agent_core.reuse import RecordedResults
 from agent_core.tools import ToolSet
 
 
@@ -76,3 +77,5 @@ class RunContext:
     """Where decisions on calls that need approval are posted."""
     output_check: OutputCheck | None
     """Checks tool outputs and replies before they are shown or stored; None turns it off."""
+    recorded: RecordedResults | None = None
+    """A fork's original run: its recorded tool results are reused for the same calls (see ``reuse``)."""

@@ -20,8 +20,10 @@ from agent_core.events import (
     FinalAnswer,
     ModelDelta,
     ModelFinished,
+    ModelSampled,
     OutputFlagged,
     RunFinished,
+    RunForked,
     RunResumed,
     RunStarted,
     StepStarted,
@@ -140,6 +142,12 @@ class Transcript:
         _log_call(turn, step, action)
         turn.open_calls[(step.number, event.call_id)] = action
 
+    def _on_run_forked(self, turn: TurnView, event: RunForked) -> None:
+        turn.forked = turn.forked or event
+
+    def _on_model_sampled(self, turn: TurnView, event: ModelSampled) -> None:
+        turn.step(event.step).samples.append(event)
+
     def _on_tool_finished(self, turn: TurnView, event: ToolFinished) -> None:
         step = turn.step(event.step)
         action = turn.open_calls.pop((step.number, event.call_id), None)
@@ -162,6 +170,8 @@ _FOLDS: dict[type[Event], Callable[[Transcript, TurnView, Any], None]] = {
     OutputFlagged: Transcript._on_output_flagged,
     FinalAnswer: Transcript._on_final_answer,
     RunFinished: Transcript._on_run_finished,
+    RunForked: Transcript._on_run_forked,
+    ModelSampled: Transcript._on_model_sampled,
 }
 """How each kind of event is folded in: every event type has its entry (a test checks)."""
 

@@ -9,7 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_core.events import ModelFinished, OutputFlagged, RunFinished, RunStarted, ToolFinished, ToolStarted, Usage
+from agent_core.events import (
+    ModelFinished,
+    ModelSampled,
+    OutputFlagged,
+    RunFinished,
+    RunForked,
+    RunStarted,
+    ToolFinished,
+    ToolStarted,
+    Usage,
+)
 
 
 @dataclass
@@ -92,6 +102,8 @@ class StepView:
     """Every model call of the step (a call made before an interruption included) with its request."""
     tool_calls: list[ActionView] = field(default_factory=list)
     """Every tool call of the step, in start order, calls made before an interruption included."""
+    samples: list[ModelSampled] = field(default_factory=list)
+    """Re-samples of this step (the model asked again with the step's messages), oldest first."""
 
     @property
     def model_calls(self) -> list[ModelFinished]:
@@ -177,6 +189,8 @@ class TurnView:
     """Unix time of the run's last event."""
     clock: WorkClock = field(default_factory=WorkClock)
     """The run's working time, paused between an interruption and its resume."""
+    forked: RunForked | None = None
+    """Where this run was forked from, when it is a fork (its steps before ``forked.at_step`` are copies)."""
     _by_number: dict[int, StepView] = field(default_factory=dict, repr=False, compare=False)
     """``steps`` by number, so that a long run finds a step in O(1)."""
     open_calls: dict[tuple[int, str], ActionView] = field(default_factory=dict, repr=False, compare=False)

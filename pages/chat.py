@@ -9,7 +9,7 @@ import streamlit as st
 from agent_core.models import ModelError
 from agent_core.store import SessionNotFound
 from agent_core.untrusted import neutralize
-from sparrow_ui import examples
+from sparrow_ui import examples, whatif
 from sparrow_ui.auth import read_only
 from sparrow_ui.conversation import conversation, recent_turns, trace_panel
 from sparrow_ui.i18n import t
@@ -96,7 +96,8 @@ with trace_column, st.container(key=TRACE_KEY):
     with trace_slot.container():
         number = turns.index(shown) + 1 if shown else 0
         metrics = view.run_metrics.get(shown.run_id) if shown else None
-        trace_panel(shown, number, metrics, prices(), live=live is not None)
+        controls = whatif.controls_for(store, config, session_id, shown) if live is None else None
+        trace_panel(shown, number, metrics, prices(), live=live is not None, controls=controls)
         if shown is not None:
             scroll_trace_to(-1 if live else first_failing(shown), f"{shown.run_id}-{len(shown.steps)}")
 

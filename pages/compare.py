@@ -1,11 +1,11 @@
-"""Compare: two turns of any sessions side by side; run a turn again with another model, protocol or setting."""
+"""Compare: two turns of any sessions aligned step by step; run a turn again with another model, protocol or setting."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from agent_core.store import SessionNotFound
-from sparrow_ui import compare
+from sparrow_ui import compare, compare_live, compare_steps
 from sparrow_ui.sidebar import frame
 from sparrow_ui.state import get_store
 from sparrow_ui.strings_demo import td
@@ -26,17 +26,22 @@ try:
         left = compare.pick_turn(sessions, store, "left")
     with right_column:
         st.subheader(td("compare.right"))
-        right = compare.pick_turn(sessions, store, "right")
+        other = compare.other_turn(store, sessions, st.query_params.get("left", ""))
+        right = compare.pick_turn(sessions, store, "right", default=other)
 except SessionNotFound as exc:
     st.warning(str(exc))
     st.stop()
+right_session = st.query_params.get("right", "").partition(":")[0]
+if right_session and compare_live.follow_branch(store, right_session, right_column):
+    st.rerun()  # the branch ended (or waits for an approval): draw the page again with it
 if left is None or right is None:
     st.stop()
 with left_column:
-    compare.rerun_form(store, config, st.query_params["left"].partition(":")[0], left)
+    compare.rerun_form(store, config, st.query_params["left"].partition(":")[0], left, right_column)
 
 comparison = compare.comparison_of(left, right)
+compare_steps.summary(comparison)
 st.subheader(td("compare.metrics"))
 compare.metrics_table(comparison)
 st.subheader(td("compare.steps"))
-compare.steps_view(comparison)
+compare_steps.steps(comparison)

@@ -10,6 +10,7 @@ from agent_core.formatting import format_timestamp
 from agent_core.store import SessionNotFound, SnapshotNotFound
 from agent_core.untrusted import neutralize, plain
 from sparrow_ui import examples
+from sparrow_ui.compare import protocol_name
 from sparrow_ui.i18n import t
 from sparrow_ui.imported import imported_mark
 from sparrow_ui.ownership import owner_note, share_menu
@@ -31,7 +32,7 @@ for info in sessions:
         top, actions = st.columns([4, 3])
         top.markdown(f"**{plain(info.title)}**")
         model = info.config.model or "—"
-        about = f"{format_timestamp(info.updated_at)} · {model} · {info.config.protocol} · `{info.id}`"
+        about = f"{format_timestamp(info.updated_at)} · {model} · {protocol_name(info.config.protocol)} · `{info.id}`"
         top.caption(neutralize(about))
         with top:
             imported_mark(info)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from agent_core.store import SessionNotFound
 from agent_core.timeline import build_timeline
-from sparrow_ui import charts, compare, examples, exports, inspector, overview, replay
+from sparrow_ui import branches_view, charts, compare, examples, exports, inspector, overview, replay, whatif
 from sparrow_ui.add_to_dataset import add_to_dataset_button
 from sparrow_ui.auth import read_only
 from sparrow_ui.i18n import t
@@ -16,7 +16,7 @@ from sparrow_ui.session_view import prices, session_view
 from sparrow_ui.sidebar import frame
 from sparrow_ui.state import current_session_id, get_store, open_in_chat
 
-frame()
+config = frame()
 store = get_store()
 st.header(t("nav.traces"))
 sessions = store.list_sessions()
@@ -34,6 +34,7 @@ try:
 except SessionNotFound:
     st.warning(t("session.not_found", id=session_id))
     st.stop()
+branches_view.branches_sidebar(store, session_id)
 examples.banner(view.info)
 imported_mark(view.info)
 if view.info is not None and not read_only():
@@ -92,6 +93,7 @@ if run_tab.open:
             st.caption(t("traces.inspect.no_steps"))
         else:
             inspector.inspect_step(step, turn, run_events, prices())
+            whatif.step_controls(store, config, session_id, turn, step)
 
 if session_tab.open:
     with session_tab:

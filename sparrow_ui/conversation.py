@@ -10,7 +10,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from agent_core.metrics import RunMetrics
 from agent_core.pricing import PriceTable
-from agent_core.transcript import TurnView
+from agent_core.transcript import StepView, TurnView
 from sparrow_ui import render
 from sparrow_ui.i18n import t
 from sparrow_ui.layout import SELECTED_KEY
@@ -79,7 +79,13 @@ def _turn(
 
 
 def trace_panel(
-    turn: TurnView | None, number: int, metrics: RunMetrics | None, prices: PriceTable, *, live: bool
+    turn: TurnView | None,
+    number: int,
+    metrics: RunMetrics | None,
+    prices: PriceTable,
+    *,
+    live: bool,
+    controls: Callable[[StepView], None] | None = None,
 ) -> None:
     """The trace column: which turn (``number`` in its session), its tools and figures, and every step.
 
@@ -90,7 +96,7 @@ def trace_panel(
         st.caption(t("trace.none"))
         return
     render.trace_header(turn, number, metrics)
-    render.steps(turn, prices, live=live)
+    render.steps(turn, prices, live=live, controls=controls)
 
 
 def recent_turns(turns: Sequence[TurnView], session_id: str | None) -> Sequence[TurnView]:

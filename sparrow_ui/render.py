@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
@@ -113,10 +113,13 @@ def trace_header(turn: TurnView, number: int, metrics: RunMetrics | None) -> Non
         st.caption(f":material/speed: {literal(metrics_line(metrics))}")
 
 
-def steps(turn: TurnView, prices: PriceTable, *, live: bool = False) -> None:
+def steps(
+    turn: TurnView, prices: PriceTable, *, live: bool = False, controls: Callable[[StepView], None] | None = None
+) -> None:
     """Every step of a turn as an expandable item with status chips; a running step as an ``st.status``.
 
     Failing steps open by themselves; a run that ended without an answer ends with a marker saying why.
+    ``controls`` draws a finished step's own buttons at its end (what-if: edit and continue, re-sample).
     """
     last = len(turn.steps) - 1
     for index, step in enumerate(turn.steps):
@@ -138,6 +141,8 @@ def steps(turn: TurnView, prices: PriceTable, *, live: bool = False) -> None:
             with st.expander(label, expanded=opened, icon=_step_icon(turn, index)):
                 _offered(step, turn)
                 step_body(step, turn, index)
+                if controls is not None:
+                    controls(step)
     run_end_marker(turn)
 
 

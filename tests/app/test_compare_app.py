@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -48,9 +49,13 @@ def test_two_examples_side_by_side_with_their_differences() -> None:
     rows = {r["metric"]: r for r in table.to_dict("records")}
     assert rows["steps"]["left"] == "3" and rows["steps"]["right"] == "3" and rows["steps"][""] == ""
     assert rows["tokens"][""] == "≠"
-    assert "1 of 3 step pairs differ" in [c.value for c in at.caption]
-    changed = [m.value for m in at.markdown if "≠ **calculator**" in m.value]
-    assert changed and "expression" in changed[0]  # 0.175 * 2340 on the left, round(150 / 7, 1) on the right
+    captions = [c.value for c in at.caption]
+    assert any("First divergence: step 1 / 1" in c for c in captions)
+    badges = [m.value for m in at.markdown if m.value.startswith(":")]
+    assert sum("changed" in b for b in badges) >= 2  # the two sides of each changed pair
+    removed = [m.value for m in at.markdown if ":red-background[" in m.value]
+    inserted = [m.value for m in at.markdown if ":green-background[" in m.value]
+    assert removed and inserted  # the words taken out on the left, put in on the right
 
 
 def test_run_again_with_the_other_protocol_forks_and_compares(fake_llm: FakeOpenAIServer) -> None:
@@ -62,14 +67,22 @@ def test_run_again_with_the_other_protocol_forks_and_compares(fake_llm: FakeOpen
     before = store.events(session.id)
     at = open_compare(first_turn(store, session.id))
     assert at.radio(key="rerun_protocol").value == "tools"
+    assert at.radio(key="rerun_protocol").options == ["ReAct text", "Native tools", "JSON schema"]
     at.button(key="rerun_go").click()
     at.run()
     assert not at.exception, at.exception
     fork_id, _, run_id = at.query_params["right"].partition(":")
     assert fork_id != session.id and store.events(session.id) == before
     assert store.get_session(fork_id).parent_id == session.id
+    assert at.selectbox(key="compare_right_session").value == fork_id  # the picker follows the rerun
     rows = {r["metric"]: r for r in at.table[0].value.to_dict("records")}
-    assert (rows["protocol"]["left"], rows["protocol"]["right"], rows["protocol"][""]) == ("react", "tools", "≠")
+    assert (rows["protocol"]["left"], rows["protocol"]["right"], rows["protocol"][""]) == (
+        "ReAct text",
+        "Native tools",
+        "≠",
+    )
+    texts = [x.value for x in at.text]
+    assert texts.count("calculator") >= 2 and texts.count('{"expression":"17 * 23"}') >= 2  # left keeps its calls
     assert rows["steps"]["right"] == "3" and rows["status"]["right"] == "completed"
     assert Transcript.from_events(store.events(fork_id)).turns[0].run_id == run_id
 
@@ -85,4 +98,17 @@ def test_hostile_tool_names_and_titles_stay_plain_text() -> None:
     other = open_example(store, "dates")
     at = open_compare(first_turn(store, session.id), first_turn(store, other.id))
     shown = [m.value for m in at.markdown if "evil" in m.value]
-    assert shown and all("\\!\\[x\\]\\(http\\:" in v and "](http" not in v for v in shown), shown
+    assert shown and all("![" not in v and not re.search(r"(?<!\\)\]\(http", v) for v in shown), shown
+
+
+def test_opened_with_one_turn_the_other_side_is_a_different_run() -> None:
+    store = SessionStore.open()
+    session = store.create_session()
+    agent = Agent(ScriptedModel([answer("a", "81"), answer("b", "refused")]), builtin_tools())
+    list(run_in_session(store, session.id, agent, "9*9?"))
+    list(run_in_session(store, session.id, agent, "9*9 again?"))
+    first, second = Transcript.from_events(store.events(session.id)).turns
+    at = open_compare(f"{session.id}:{second.run_id}")
+    assert at.query_params["right"] == f"{session.id}:{first.run_id}"
+    badges = [m.value for m in at.markdown if "changed" in m.value]
+    assert badges and not any(":green-badge[= same]" in m.value for m in at.markdown)  # 81 vs refused

@@ -43,7 +43,7 @@ def test_hostile_sessions_never_fetch_on_present_and_compare(tmp_path, monkeypat
     session_id = hostile_session(store)
     for at in demo_pages(session_id, first_turn(store, session_id)):
         assert not at.exception, at.exception
-        assert "evil.example" in "\n".join(m.value for m in [*at.markdown, *at.caption, *at.code])
+        assert "evil.example" in "\n".join(m.value for m in [*at.markdown, *at.caption, *at.code, *at.text])
         assert_no_fetch(at)
 
 

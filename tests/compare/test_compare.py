@@ -62,7 +62,7 @@ def test_changed_arguments_an_extra_step_and_parallel_calls_are_aligned() -> Non
         (1, None, True, []),
         (2, 1, True, [("calculator", "calculator", ("expression",))]),
         (None, 2, True, []),
-        (3, 3, False, []),
+        (3, 3, True, []),  # the same answer, but the native reply has no thought: a changed thought
     ]
 
 
@@ -79,7 +79,7 @@ def test_a_different_tool_at_the_same_place_and_a_missing_call_differ() -> None:
             True,
             [("date_calculator", "calculator", ("date", "days", "expression", "operation")), (None, "calculator", ())],
         ),
-        (2, 2, False, [("calculator", "calculator", ())]),
+        (2, 2, True, [("calculator", "calculator", ())]),  # same call, the thought differs
     ]
 
 
@@ -108,3 +108,19 @@ def test_metrics_table_marks_what_differs() -> None:
     ]
     assert not any(rows[n].differs for n in ("protocol", "status", "tool errors", "cost"))
     assert rows["tokens"].delta.startswith("-~") and rows["cost"].delta == ""
+
+
+def test_different_answers_are_never_the_same_step_and_tool_errors_are_marked() -> None:
+    left = turn([answer("Sure.", "81")])
+    right = turn([answer("Sure.", "refused")])
+    comparison = compare_turns(left, right, turn_metrics(left), turn_metrics(right))
+    (pair,) = comparison.steps
+    assert (pair.status, pair.changed_fields, comparison.first_divergence) == ("changed", ("answer",), 0)
+    answer_diff = pair.fields[4]
+    assert answer_diff.pieces() == [("delete", "81"), ("insert", "refused")]
+    failing = turn([react("Try.", "calculator", expression="1/0"), answer("Oops.", "none")])
+    fine = turn([react("Try.", "calculator", expression="1/0"), answer("Oops.", "none")])
+    same = compare_turns(failing, fine, turn_metrics(failing), turn_metrics(fine))
+    assert [p.status for p in same.steps] == ["same", "same"] and same.first_divergence is None
+    assert "calculator:" in same.steps[0].fields[5].left  # the tool error is a field of its own
+    assert "steps" not in comparison.summary()  # one step each: only what differs is in the line

@@ -37,7 +37,9 @@ def test_rerun_forks_before_the_turn_and_leaves_the_original_alone() -> None:
     assert turns[0].run_id == first.run_id and turns[1].model == "other-model"
     assert first.answer in str(model.requests[0].messages)  # the fork remembers the earlier turn
     comparison = compare_turns(second, turns[1], turn_metrics(second), turn_metrics(turns[1]))
-    assert [p.differs for p in comparison.steps] == [False, False]
+    # the same calls, but the thoughts differ and "76 days." is not the original's answer: never shown as the same
+    assert [p.changed_fields for p in comparison.steps] == [("thought",), ("thought", "answer")]
+    assert [p.calls[0].differs for p in comparison.steps[:1]] == [False]
     assert {r.name for r in comparison.metrics if r.differs} >= {"model", "protocol"}
 
 

@@ -18,8 +18,10 @@ from agent_core.events import (
     FinalAnswer,
     ModelDelta,
     ModelFinished,
+    ModelSampled,
     OutputFlagged,
     RunFinished,
+    RunForked,
     RunResumed,
     RunStarted,
     StepStarted,
@@ -121,6 +123,22 @@ def every_event_type(run_id: str = "run_sample") -> list[Event]:
         RunResumed(run_id=run_id, ts=2.5, from_step=2),
         FinalAnswer(run_id=run_id, ts=2.6, step=2, text="one"),
         RunFinished(run_id=run_id, ts=2.7, status="completed", final_answer="one", steps=2, tool_calls=1, usage=usage),
+    ]
+
+
+def branch_events(run_id: str = "run_sample") -> list[Event]:
+    """One event of each branch type (a fork's marker, a re-sample): kept apart, old databases hold none."""
+    return [
+        RunForked(
+            run_id=run_id,
+            ts=2.8,
+            from_session="ses_a",
+            from_run="run_a",
+            at_step=2,
+            edit={"kind": "observation", "call_id": "c1", "text": "двa"},
+            copied_events=4,
+        ),
+        ModelSampled(run_id=run_id, ts=2.9, step=1, batch="b1", index=0, temperature=0.7, text="x", usage=Usage(1, 2)),
     ]
 
 

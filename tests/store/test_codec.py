@@ -9,12 +9,12 @@ import pytest
 
 from agent_core.events import EVENT_TYPES, EventFormatError, ModelFinished, ToolFinished
 from agent_core.store.codec import decode, encode
-from tests.store.helpers import arithmetic_agent, every_event_type
+from tests.store.helpers import arithmetic_agent, branch_events, every_event_type
 
 
 def test_encode_is_the_json_of_to_dict_and_decode_gives_the_event_back() -> None:
     agent = arithmetic_agent()
-    events = every_event_type() + list(agent.run("What is 6*7?")) + list(agent.run("Add 2 to that"))
+    events = every_event_type() + branch_events() + list(agent.run("What is 6*7?")) + list(agent.run("Add 2 to that"))
     assert {e.type for e in events} == set(EVENT_TYPES)
     for event in events:
         text = encode(event)
