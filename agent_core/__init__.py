@@ -1,25 +1,46 @@
-"""Sparrow's engine: a transparent ReAct agent that emits typed events. No Streamlit in here."""
+"""Sparrow's engine: a transparent ReAct agent that emits typed events. No Streamlit in here.
 
-from agent_core.agent import Agent, AgentSettings
-from agent_core.context import ConversationMemory
-from agent_core.events import (
-    Event,
-    FinalAnswer,
-    ModelDelta,
-    ModelFinished,
-    RunFinished,
-    RunResumed,
-    RunStarted,
-    StepStarted,
-    ToolFinished,
-    ToolStarted,
-    Usage,
-    event_from_dict,
-    final_answer,
+The names below are imported on first use, so ``python -m agent_core --help`` loads none of the engine.
+"""
+
+from agent_core.lazy_exports import lazy_exports
+
+_EVENTS = "agent_core.events"
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "Agent": "agent_core.agent",
+        "AgentSettings": "agent_core.agent",
+        "CancelToken": "agent_core.limits",
+        "ChatModel": "agent_core.models.base",
+        "ConversationMemory": "agent_core.context",
+        "ModelError": "agent_core.models.errors",
+        "OpenAIChatModel": "agent_core.models.openai_compat",
+        "Tool": "agent_core.tools",
+        "ToolError": "agent_core.tools",
+        "ToolOutput": "agent_core.tools",
+        "builtin_tools": "agent_core.tools",
+        "tool": "agent_core.tools",
+        **dict.fromkeys(
+            [
+                "Event",
+                "FinalAnswer",
+                "ModelDelta",
+                "ModelFinished",
+                "RunFinished",
+                "RunResumed",
+                "RunStarted",
+                "StepStarted",
+                "ToolFinished",
+                "ToolStarted",
+                "Usage",
+                "event_from_dict",
+                "final_answer",
+            ],
+            _EVENTS,
+        ),
+    },
 )
-from agent_core.limits import CancelToken
-from agent_core.models import ChatModel, ModelError, OpenAIChatModel
-from agent_core.tools import Tool, ToolError, ToolOutput, builtin_tools, tool
 
 __all__ = [
     "Agent",

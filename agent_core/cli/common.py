@@ -10,14 +10,18 @@ from collections.abc import Callable, Iterator
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from agent_core import models
 from agent_core.agent import Agent, AgentSettings
 from agent_core.approval_policy import app_defaults
 from agent_core.approvals import Approvals
 from agent_core.catalog import tool_catalog
+from agent_core.cli.errors import EXIT_CANCELLED as EXIT_CANCELLED  # re-exported: the groups import them from here
+from agent_core.cli.errors import EXIT_OK as EXIT_OK
+from agent_core.cli.errors import EXIT_RUN_FAILED, EXIT_USAGE, CliError
 from agent_core.cli.mcp_servers import mcp_source
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryNotFound
-from agent_core.models import ModelError, OpenAIChatModel
+from agent_core.models.errors import ModelError
 from agent_core.safe_write import OutputRefused
 from agent_core.sessions import NothingToResume, protocol_from_config, settings_from_config
 from agent_core.store import (
@@ -35,16 +39,6 @@ from agent_core.store.access import admins, signed_in
 from agent_core.store.outage import problem as database_problem
 from agent_core.store.run_owners import SessionBusy
 from agent_core.tools import Tool
-
-EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
-
-
-class CliError(Exception):
-    """A failure reported as one line on stderr, with an exit code."""
-
-    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def add_approval_option(parser: argparse.ArgumentParser) -> None:
@@ -76,10 +70,10 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per model request")
 
 
-def model_from_args(args: argparse.Namespace, default_model: str | None = None) -> OpenAIChatModel:
+def model_from_args(args: argparse.Namespace, default_model: str | None = None) -> models.OpenAIChatModel:
     """An OpenAIChatModel from CLI options and the environment (then ``default_model``, e.g. a session's)."""
     try:
-        return OpenAIChatModel(
+        return models.OpenAIChatModel(  # the openai client is imported here, by the commands that call a model
             args.model or os.environ.get("SPARROW_MODEL") or default_model or None,
             api_key=args.api_key,
             base_url=args.base_url,

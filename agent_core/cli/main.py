@@ -1,31 +1,49 @@
-"""The command line's entry point: builds the parser from the command groups and runs the chosen command."""
+"""The command line's entry point: builds the parser from the command groups and runs the chosen command.
+
+Each group is a module with ``register(subparsers)`` adding one top-level command. Only the chosen command's
+module is imported (``--help`` imports none), so a command pays for what it uses; the others appear in
+``--help`` through the one-line help of ``COMMANDS`` (a test checks it matches what each group registers).
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from agent_core.cli import access, ask, db, evals, memory, sessions, tools, worker
-from agent_core.cli.common import EXIT_RUN_FAILED, CliError
-from agent_core.store.outage import DatabaseUnavailable
+from agent_core.cli.errors import EXIT_RUN_FAILED, CliError
 
-COMMAND_GROUPS = (ask, tools, sessions, memory, access, db, evals, worker)
-"""Each module adds its commands with ``register(subparsers)``, in this order in ``--help``."""
+COMMANDS: dict[str, tuple[str, str]] = {
+    "ask": ("agent_core.cli.ask", "answer a question, printing the live trace to stderr"),
+    "tools": ("agent_core.cli.tools", "list the available tools and their parameter schemas"),
+    "sessions": ("agent_core.cli.sessions", "list, show, export, import, delete or resume saved sessions"),
+    "memory": ("agent_core.cli.memory", "list, add, search, delete or clear long-term memories"),
+    "access": ("agent_core.cli.access", "share sessions read-only; claim data saved without sign-in"),
+    "db": ("agent_core.cli.db", "upgrade the database schema, or show its revision"),
+    "eval": ("agent_core.cli.evals", "datasets and experiments: run a dataset through the agent, score it"),
+    "worker": ("agent_core.cli.worker", "run queued experiment items (PostgreSQL job queue)"),
+}
+"""Each command: the module that registers it (``register(subparsers)``) and its line in ``--help``, in order."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser for every subcommand."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser: the command named in ``argv`` in full (every command when ``argv`` is None)."""
     parser = argparse.ArgumentParser(prog="python -m agent_core", description="Sparrow: a transparent ReAct agent.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in COMMAND_GROUPS:
-        group.register(sub)
+    chosen = set(COMMANDS) if argv is None else set(argv[:1]) & COMMANDS.keys()
+    for name, (module, help_text) in COMMANDS.items():
+        if name in chosen:
+            importlib.import_module(module).register(sub)
+        else:
+            sub.add_parser(name, help=help_text)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; every failure ends as one line on stderr and a non-zero exit code."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
@@ -34,9 +52,15 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code
     except BrokenPipeError:
         return EXIT_RUN_FAILED
-    except DatabaseUnavailable as exc:  # a run stopped by a long database outage: one sentence, resumable
-        print(f"sparrow: {exc}", file=sys.stderr)
-        return EXIT_RUN_FAILED
     except Exception as exc:  # never a raw traceback for the user
+        if _database_outage(exc):  # a run stopped by a long database outage: one sentence, resumable
+            print(f"sparrow: {exc}", file=sys.stderr)
+            return EXIT_RUN_FAILED
         print(f"sparrow: unexpected error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_RUN_FAILED
+
+
+def _database_outage(exc: Exception) -> bool:
+    """True for the store's DatabaseUnavailable (looked up only if the store was loaded: --help never loads it)."""
+    outage = sys.modules.get("agent_core.store.outage")
+    return outage is not None and isinstance(exc, outage.DatabaseUnavailable)

@@ -8,7 +8,7 @@ import sys
 
 from agent_core.approval_policy import app_defaults, asks_first
 from agent_core.catalog import tool_catalog
-from agent_core.cli.common import EXIT_OK
+from agent_core.cli.errors import EXIT_OK
 from agent_core.cli.mcp_servers import add_mcp_option, mcp_source, print_servers
 
 

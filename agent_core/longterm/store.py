@@ -18,17 +18,21 @@ from __future__ import annotations
 import builtins
 import hashlib
 import logging
-import os
-import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
 from agent_core.longterm.guard import MemoryRefused, check_memory, fold
+from agent_core.longterm.memory_record import (  # re-exported: the store's callers import them from here
+    DEFAULT_SCOPE as DEFAULT_SCOPE,
+)
+from agent_core.longterm.memory_record import MemoryNotFound as MemoryNotFound
+from agent_core.longterm.memory_record import MemoryRecord, check_scope
+from agent_core.longterm.memory_record import default_scope as default_scope
 from agent_core.store.access import LOCAL_ADMIN, Actor
 from agent_core.store.database import create_db_engine, lock_name, writer
 from agent_core.store.memory_index import has_fts, in_scope, owned_by, query_terms, search_statement
@@ -39,74 +43,10 @@ from agent_core.visible_text import visible
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SCOPE = "default"
 MAX_PER_SCOPE = 5000
 """Memories a scope may hold; a run that keeps saving cannot fill the disk."""
 MAX_SEARCH_RESULTS = 50
 ORIGINS = ("agent", "user", "outside")
-_SCOPE = re.compile(r"^[\w.@:-]{1,64}$")
-
-
-class MemoryNotFound(LookupError):
-    """No memory has this id (in this scope)."""
-
-
-@dataclass(frozen=True)
-class MemoryRecord:
-    """One saved fact, as listed, searched and recalled."""
-
-    id: int
-    scope: str
-    text: str
-    created_at: float
-    """Unix time it was saved."""
-    origin: str = "user"
-    """``agent`` (saved by the remember tool during a run) or ``user`` (Memory page, CLI)."""
-    source_session_id: str | None = None
-    """The session it was saved in (kept when that session is deleted)."""
-    source_title: str | None = None
-    """That session's title, or None when there is no source session or it was deleted."""
-    score: float | None = None
-    """Search results only: query terms found, plus a 0-1 relevance (FTS5's BM25, the same on PostgreSQL)."""
-    rank: int | None = None
-    """Search results only: 1 for the best match, 2 for the next... (what people are shown, not the score)."""
-    existing: bool = False
-    """``add`` only: True when the same fact was already saved and that memory is returned instead."""
-
-    @property
-    def source_deleted(self) -> bool:
-        """True when the memory came from a session that no longer exists."""
-        return self.source_session_id is not None and self.source_title is None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able form (tool details, ``memory list --json``)."""
-        return {
-            "id": self.id,
-            "scope": self.scope,
-            "text": self.text,
-            "created_at": self.created_at,
-            "origin": self.origin,
-            "source_session_id": self.source_session_id,
-            "source_title": self.source_title,
-            "source_deleted": self.source_deleted,
-            "score": self.score,
-            "rank": self.rank,
-        }
-
-
-def default_scope() -> str:
-    """The scope runs use unless told otherwise: ``$SPARROW_MEMORY_SCOPE``, else ``default``."""
-    try:
-        return check_scope(os.environ.get("SPARROW_MEMORY_SCOPE") or DEFAULT_SCOPE)
-    except MemoryRefused as exc:
-        raise MemoryRefused("scope", f"SPARROW_MEMORY_SCOPE: {exc.reason}") from None
-
-
-def check_scope(scope: str) -> str:
-    """``scope`` if it is a valid scope name (1-64 letters, digits, ``_.@:-``); raises MemoryRefused."""
-    if not _SCOPE.match(scope):
-        raise MemoryRefused("scope", f"{scope!r} is not a scope name: use 1 to 64 letters, digits or _ . @ : -")
-    return scope
 
 
 def text_hash(text: str, owner: str | None = None) -> str:

@@ -21,9 +21,10 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
+from agent_core import longterm
 from agent_core.formatting import format_timestamp
 from agent_core.longterm.guard import MemoryRefused, find_instructions
-from agent_core.longterm.store import DEFAULT_SCOPE, MemoryRecord, MemoryStore, default_scope
+from agent_core.longterm.memory_record import DEFAULT_SCOPE, MemoryRecord, default_scope
 from agent_core.taint import OUTSIDE_MEMORY, OUTSIDE_READ
 from agent_core.tools.base import Tool, ToolError, ToolOutput, ToolSet
 
@@ -54,7 +55,7 @@ class MemoryTool(Tool):
 
 
 def make_memory_tools(
-    memories: MemoryStore | None,
+    memories: longterm.MemoryStore | None,
     *,
     scope: str | None = None,
     session_id: str | None = None,
@@ -73,7 +74,9 @@ def make_memory_tools(
     return [MemoryTool(remember, bound=bound, needs_approval=remember_needs_approval), MemoryTool(recall, bound=bound)]
 
 
-def _remember_tool(memories: MemoryStore | None, where: str, session_id: str | None) -> Callable[[str], ToolOutput]:
+def _remember_tool(
+    memories: longterm.MemoryStore | None, where: str, session_id: str | None
+) -> Callable[[str], ToolOutput]:
     """The ``remember`` function, saving into ``where`` with the session's mark."""
 
     def remember(fact: str) -> ToolOutput:
@@ -102,7 +105,7 @@ def _remember_tool(memories: MemoryStore | None, where: str, session_id: str | N
     return remember
 
 
-def _recall_tool(memories: MemoryStore | None, where: str, recall_chars: int) -> Callable[..., ToolOutput]:
+def _recall_tool(memories: longterm.MemoryStore | None, where: str, recall_chars: int) -> Callable[..., ToolOutput]:
     """The ``recall`` function, searching ``where``."""
 
     def recall(query: str, limit: int = 5) -> ToolOutput:
@@ -124,7 +127,7 @@ def _recall_tool(memories: MemoryStore | None, where: str, recall_chars: int) ->
 
 def bind_memory_tools(
     tools: Iterable[Tool],
-    memories: MemoryStore,
+    memories: longterm.MemoryStore,
     *,
     session_id: str | None,
     scope: str | None = None,
@@ -141,7 +144,7 @@ def bind_memory_tools(
 
 
 def connect_memory(
-    agent: WithTools, memories: MemoryStore, *, session_id: str | None, scope: str | None = None
+    agent: WithTools, memories: longterm.MemoryStore, *, session_id: str | None, scope: str | None = None
 ) -> WithTools:
     """Bind ``agent``'s unbound memory tools to ``memories`` and the run's session, in place; returns the agent."""
     agent.tools = ToolSet(bind_memory_tools(agent.tools, memories, session_id=session_id, scope=scope))
@@ -181,7 +184,7 @@ def _dump(items: list[dict[str, Any]]) -> str:
     return json.dumps(items, ensure_ascii=False)
 
 
-def _require(memories: MemoryStore | None) -> MemoryStore:
+def _require(memories: longterm.MemoryStore | None) -> longterm.MemoryStore:
     if memories is None:
         raise ToolError("long-term memory is not available in this run (no memory store is connected)")
     return memories

@@ -1,8 +1,16 @@
-"""Chat models: the protocol, the OpenAI-compatible client, and errors."""
+"""Chat models: the protocol, the OpenAI-compatible client, and errors.
 
+The OpenAI client is imported on first use of ``OpenAIChatModel`` (the openai package takes about a second).
+"""
+
+from agent_core.lazy_exports import lazy_exports
 from agent_core.models.base import ChatModel, Completion, Message, ModelRequest, TextChunk, ToolCall, complete
 from agent_core.models.errors import ModelError
-from agent_core.models.openai_compat import DEFAULT_MODEL, OpenAIChatModel
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {"DEFAULT_MODEL": "agent_core.models.openai_compat", "OpenAIChatModel": "agent_core.models.openai_compat"},
+)
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import text
@@ -20,13 +19,6 @@ from tests.store.helpers import arithmetic_agent, run
 
 ALICE = Actor.user("sub-alice", "alice@example.com")
 BOB = Actor.user("sub-bob", "bob@example.com")
-
-
-@pytest.fixture
-def store(db_url: str) -> Iterator[SessionStore]:
-    opened = SessionStore.open(db_url)
-    yield opened
-    opened.close()
 
 
 def test_a_link_opens_one_session_read_only_until_revoked(store: SessionStore) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -26,13 +26,6 @@ from tests.store.helpers import arithmetic_agent, run
 ALICE = Actor.user("sub-alice", "alice@example.com")
 BOB = Actor.user("sub-bob", "bob@example.com")
 ADMIN = Actor.user("sub-admin", "admin@example.com", is_admin=True)
-
-
-@pytest.fixture
-def store(db_url: str) -> Iterator[SessionStore]:
-    opened = SessionStore.open(db_url)
-    yield opened
-    opened.close()
 
 
 def refusal(call: Callable[[], Any]) -> str:

@@ -14,19 +14,12 @@ from agent_core.models.base import Message, ModelRequest
 from agent_core.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FunctionModel, Reply, ScriptedModel
+from agent_core.testing.rule_llm import TWO_TOOLS
 from agent_core.tools import builtin_tools
-from tests.core.helpers import answer, react
+from tests.core.helpers import TWO_TOOLS_REPLIES, answer, react
 
 MODEL = "gpt-4o-mini"
 MARKDOWN_QUESTION = "Is __import__('os') safe to eval? **bold** :red[red]"
-TWO_TOOLS = (
-    "What is 17 * 23, and what weekday is 150 days after 2024-05-20?",
-    [
-        react("First I multiply 17 by 23.", "calculator", expression="17 * 23"),
-        react("Now the date arithmetic.", "date_calculator", operation="add", date="2024-05-20", days=150),
-        answer("Both results are in.", "17 × 23 = 391, and 150 days after 2024-05-20 is 2024-10-17, a Thursday."),
-    ],
-)
 FAILING_TOOL = (
     "What is 1 / 0?",
     [react("Divide.", "calculator", expression="1 / 0"), answer("It failed.", "Division by zero is undefined.")],
@@ -69,7 +62,7 @@ def record_demo(store: SessionStore) -> str:
     """Record the demo session; returns its id."""
     session = store.create_session()
     runs: list[tuple[str, Agent, CancelToken | None]] = [
-        (TWO_TOOLS[0], _scripted(TWO_TOOLS[1]), None),
+        (TWO_TOOLS, _scripted(TWO_TOOLS_REPLIES), None),
         (FAILING_TOOL[0], _scripted(FAILING_TOOL[1]), None),
         (RETRIES[0], _scripted(RETRIES[1]), None),
         ("What is 2 + 3? (native call)", _malformed_native(), None),

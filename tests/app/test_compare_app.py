@@ -15,14 +15,9 @@ from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.testing.rule_llm import TWO_TOOLS
 from agent_core.tools import builtin_tools
 from agent_core.transcript import Transcript
-from tests.core.helpers import answer, react
+from tests.core.helpers import TWO_TOOLS_REPLIES, answer
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-REPLIES = [
-    react("First I multiply 17 by 23.", "calculator", expression="17 * 23"),
-    react("Now the date arithmetic.", "date_calculator", operation="add", date="2024-05-20", days=150),
-    answer("Both results are in.", "17 × 23 = 391, and 150 days after 2024-05-20 is 2024-10-17, a Thursday."),
-]
 
 
 def open_compare(left: str, right: str | None = None) -> AppTest:
@@ -41,8 +36,7 @@ def first_turn(store: SessionStore, session_id: str) -> str:
     return f"{session_id}:{Transcript.from_events(store.events(session_id)).turns[0].run_id}"
 
 
-def test_two_examples_side_by_side_with_their_differences() -> None:
-    store = SessionStore.open()
+def test_two_examples_side_by_side_with_their_differences(store: SessionStore) -> None:
     dates, chinese = open_example(store, "dates"), open_example(store, "chinese")
     at = open_compare(first_turn(store, dates.id), first_turn(store, chinese.id))
     table = at.table[0].value
@@ -58,11 +52,12 @@ def test_two_examples_side_by_side_with_their_differences() -> None:
     assert removed and inserted  # the words taken out on the left, put in on the right
 
 
-def test_run_again_with_the_other_protocol_forks_and_compares(fake_llm: FakeOpenAIServer) -> None:
-    store = SessionStore.open()
+def test_run_again_with_the_other_protocol_forks_and_compares(fake_llm: FakeOpenAIServer, store: SessionStore) -> None:
     session = store.create_session()
     list(
-        run_in_session(store, session.id, Agent(ScriptedModel(REPLIES, name="gpt-4o-mini"), builtin_tools()), TWO_TOOLS)
+        run_in_session(
+            store, session.id, Agent(ScriptedModel(TWO_TOOLS_REPLIES, name="gpt-4o-mini"), builtin_tools()), TWO_TOOLS
+        )
     )
     before = store.events(session.id)
     at = open_compare(first_turn(store, session.id))
@@ -87,9 +82,8 @@ def test_run_again_with_the_other_protocol_forks_and_compares(fake_llm: FakeOpen
     assert Transcript.from_events(store.events(fork_id)).turns[0].run_id == run_id
 
 
-def test_hostile_tool_names_and_titles_stay_plain_text() -> None:
+def test_hostile_tool_names_and_titles_stay_plain_text(store: SessionStore) -> None:
     hostile = "![x](http://evil.example/x.png)"
-    store = SessionStore.open()
     session = store.create_session(title=f"[t]({hostile}) **title**")
     replies = [Reply.call(hostile), "ok"]
     agent = Agent(ScriptedModel(replies), builtin_tools(), protocol="tools")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from agent_core.examples import EXAMPLE_KEY
@@ -37,9 +36,7 @@ def demo_pages(session_id: str, turn: str) -> list[AppTest]:
     return [present, compare]
 
 
-def test_hostile_sessions_never_fetch_on_present_and_compare(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("SPARROW_DATA_DIR", str(tmp_path))
-    store = SessionStore.open()
+def test_hostile_sessions_never_fetch_on_present_and_compare(store: SessionStore) -> None:
     session_id = hostile_session(store)
     for at in demo_pages(session_id, first_turn(store, session_id)):
         assert not at.exception, at.exception
@@ -47,9 +44,7 @@ def test_hostile_sessions_never_fetch_on_present_and_compare(tmp_path, monkeypat
         assert_no_fetch(at)
 
 
-def test_a_hostile_example_name_is_plain_in_the_banner_and_the_list(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("SPARROW_DATA_DIR", str(tmp_path))
-    store = SessionStore.open()
+def test_a_hostile_example_name_is_plain_in_the_banner_and_the_list(store: SessionStore) -> None:
     session = store.create_session(SessionConfig(settings={EXAMPLE_KEY: IMAGE}), title=f"Example {IMAGE}")
     at = AppTest.from_file(APP, default_timeout=30)
     at.query_params["session"] = session.id
@@ -64,11 +59,7 @@ def test_a_hostile_example_name_is_plain_in_the_banner_and_the_list(tmp_path, mo
     assert_no_fetch(at)
 
 
-def test_a_session_at_every_import_limit_presents_compares_and_reports(
-    tmp_path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("SPARROW_DATA_DIR", str(tmp_path))
-    store = SessionStore.open()
+def test_a_session_at_every_import_limit_presents_compares_and_reports(store: SessionStore) -> None:
     info = import_session(store, extreme_document())
     for at in demo_pages(info.id, first_turn(store, info.id)):
         assert not at.exception, at.exception

@@ -35,10 +35,9 @@ def test_the_no_key_chat_page_offers_every_example() -> None:
     assert at.chat_input(key="question").disabled is True
 
 
-def test_opening_an_example_shows_its_chat_trace_and_banner_without_a_model() -> None:
+def test_opening_an_example_shows_its_chat_trace_and_banner_without_a_model(store: SessionStore) -> None:
     at = open_example_from_chat("recovery")
     session_id = at.query_params["session"]
-    store = SessionStore.open()
     assert example_name(store.get_session(session_id)) == "recovery"
     assert any(BANNER in i.value for i in at.info)
     page = "\n".join(m.value for m in at.markdown)
@@ -51,7 +50,7 @@ def test_opening_an_example_shows_its_chat_trace_and_banner_without_a_model() ->
     assert at.get("vega_lite_chart"), "the Traces page draws the run's charts"
 
 
-def test_the_sessions_page_lists_examples_apart() -> None:
+def test_the_sessions_page_lists_examples_apart(store: SessionStore) -> None:
     at = open_example_from_chat("dates")
     at.switch_page("pages/sessions.py")
     run(at)
@@ -62,4 +61,4 @@ def test_the_sessions_page_lists_examples_apart() -> None:
     assert offered == [f"more_example_{e.name}" for e in EXAMPLES if e.name != "dates"]
     at.button(key="more_example_parallel").click()
     run(at)
-    assert example_name(SessionStore.open().get_session(at.query_params["session"])) == "parallel"
+    assert example_name(store.get_session(at.query_params["session"])) == "parallel"

@@ -76,9 +76,7 @@ def hostile_session(store: SessionStore) -> str:
     return session.id
 
 
-def test_hostile_content_never_becomes_an_image_on_any_page(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("SPARROW_DATA_DIR", str(tmp_path))
-    store = SessionStore.open()
+def test_hostile_content_never_becomes_an_image_on_any_page(store: SessionStore) -> None:
     session_id = hostile_session(store)
     store.close()
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
@@ -112,9 +110,7 @@ def extreme_document() -> str:
     return json.dumps(document)
 
 
-def test_a_session_at_every_import_limit_renders_on_every_page(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("SPARROW_DATA_DIR", str(tmp_path))
-    store = SessionStore.open()
+def test_a_session_at_every_import_limit_renders_on_every_page(store: SessionStore) -> None:
     info = import_session(store, extreme_document())
     store.close()
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)

@@ -33,10 +33,10 @@ def shared_link(session_id: str) -> AppTest:
     return run(at)
 
 
-def test_a_shared_link_opens_presentation_mode_and_the_buttons_step() -> None:
-    session = open_example(SessionStore.open(), "dates")
+def test_a_shared_link_opens_presentation_mode_and_the_buttons_step(store: SessionStore) -> None:
+    session = open_example(store, "dates")
     at = shared_link(session.id)
-    frames = len(replay.frames(replay.replay_events(SessionStore.open().events(session.id))))
+    frames = len(replay.frames(replay.replay_events(store.events(session.id))))
     assert f"**{plain(example('dates').title)}**" in [m.value for m in at.markdown]
     assert progress(at).startswith(f"1 of {frames} · ")
     keys = {b.key: b for b in at.button}
@@ -60,8 +60,8 @@ def test_presenting_without_a_session_says_what_to_do() -> None:
     assert [i.value for i in at.info][-1].startswith("Open a session with at least one run")
 
 
-def test_the_replay_tab_offers_presentation_mode() -> None:
-    session = open_example(SessionStore.open(), "parallel")
+def test_the_replay_tab_offers_presentation_mode(store: SessionStore) -> None:
+    session = open_example(store, "parallel")
     at = AppTest.from_file(APP, default_timeout=30)
     run(at)
     at.switch_page("pages/traces.py")
@@ -71,8 +71,8 @@ def test_the_replay_tab_offers_presentation_mode() -> None:
     assert at.button(key="present_enter").label == "Presentation mode"
 
 
-def test_a_shared_link_can_say_the_language() -> None:
-    session = open_example(SessionStore.open(), "chinese")
+def test_a_shared_link_can_say_the_language(store: SessionStore) -> None:
+    session = open_example(store, "chinese")
     at = AppTest.from_file(APP, default_timeout=30)
     at.query_params.update(session=session.id, present="1", lang="zh")
     run(at)

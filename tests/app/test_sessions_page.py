@@ -13,8 +13,7 @@ from agent_core.store import SessionStore, export_session, import_session
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
-def test_delete_asks_for_confirmation_first() -> None:
-    store = SessionStore.open()
+def test_delete_asks_for_confirmation_first(store: SessionStore) -> None:
     kept = store.create_session().id
     at = AppTest.from_file(APP, default_timeout=30)
     at.switch_page("pages/sessions.py").run()
@@ -40,8 +39,7 @@ def cards(at: AppTest) -> dict[str, list[str]]:
     return found
 
 
-def test_an_imported_copy_is_marked_and_the_users_own_session_is_not() -> None:
-    store = SessionStore.open()
+def test_an_imported_copy_is_marked_and_the_users_own_session_is_not(store: SessionStore) -> None:
     mine = store.create_session(title="mine")
     copy = import_session(store, export_session(store, mine.id))
     store.rename_session(copy.id, "copy")
@@ -63,8 +61,7 @@ def test_an_imported_copy_is_marked_and_the_users_own_session_is_not() -> None:
     store.close()
 
 
-def test_the_chat_page_marks_an_open_imported_copy_but_not_an_example() -> None:
-    store = SessionStore.open()
+def test_the_chat_page_marks_an_open_imported_copy_but_not_an_example(store: SessionStore) -> None:
     mine = store.create_session(title="mine")
     copy = import_session(store, export_session(store, mine.id))
     example = open_example(store, "dates")  # imported through the same path: its banner says what it is

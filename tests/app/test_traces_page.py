@@ -24,6 +24,7 @@ from agent_core.pricing import prices_from_env
 from agent_core.sessions import resume_run, run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import ScriptedModel
+from agent_core.testing.rule_llm import TWO_TOOLS
 from agent_core.timeline import build_timeline
 from agent_core.tools import builtin_tools
 from agent_core.trace_export import read_jsonl
@@ -32,14 +33,8 @@ from sparrow_ui import charts, exports, replay
 from sparrow_ui.i18n import STRINGS
 from sparrow_ui.state import live_runs
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
-from tests.core.helpers import answer, react
+from tests.core.helpers import TWO_TOOLS_ANSWER, TWO_TOOLS_REPLIES, answer, react
 
-QUESTION = "What is 17 * 23, and what weekday is 150 days after 2024-05-20?"
-TWO_TOOLS = [
-    react("First I multiply 17 by 23.", "calculator", expression="17 * 23"),
-    react("Now the date arithmetic.", "date_calculator", operation="add", date="2024-05-20", days=150),
-    answer("Both results are in.", "17 × 23 = 391, and 150 days after 2024-05-20 is 2024-10-17, a Thursday."),
-]
 FAILING = [react("Divide.", "calculator", expression="1 / 0"), answer("It failed.", "Division by zero is undefined.")]
 MODEL = "gpt-4o-mini"
 APP = Path(__file__).resolve().parents[2] / "app.py"
@@ -121,7 +116,7 @@ def test_without_sessions_the_page_says_where_traces_come_from(store: SessionSto
 
 
 def test_a_run_shows_its_waterfall_tokens_chart_and_steps_table(store: SessionStore) -> None:
-    session_id = record(store, (QUESTION, TWO_TOOLS))
+    session_id = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES))
     at = open_traces(session_id)
     waterfall, tokens = chart_records(at)
     assert [(r["lane"], r["category"]) for r in waterfall] == [
@@ -151,7 +146,7 @@ def test_a_run_shows_its_waterfall_tokens_chart_and_steps_table(store: SessionSt
 def test_the_inspector_shows_the_exact_messages_raw_output_parsed_reply_and_observation(
     store: SessionStore,
 ) -> None:
-    session_id = record(store, (QUESTION, TWO_TOOLS))
+    session_id = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES))
     second = [e for e in with_full_messages(stored(store, session_id)) if isinstance(e, ModelFinished)][1]
     at = open_traces(session_id)
     at.selectbox(key=f"inspect_{second.run_id}.en").set_value(2).run()
@@ -168,7 +163,7 @@ def test_the_inspector_shows_the_exact_messages_raw_output_parsed_reply_and_obse
 
 
 def test_the_steps_table_filters_errors_and_tools(store: SessionStore) -> None:
-    session_id = record(store, (QUESTION, TWO_TOOLS), ("What is 1 / 0?", FAILING))
+    session_id = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES), ("What is 1 / 0?", FAILING))
     at = open_traces(session_id)
     run_id = at.session_state["traces_run"]
     assert len(at.dataframe[0].value) == 2
@@ -188,7 +183,7 @@ def test_the_steps_table_filters_errors_and_tools(store: SessionStore) -> None:
 
 def test_the_url_session_is_shown_and_a_pick_goes_into_the_url(store: SessionStore) -> None:
     older = record(store, ("What is 1 / 0?", FAILING))
-    newer = record(store, (QUESTION, TWO_TOOLS))
+    newer = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES))
     at = open_traces()
     assert at.selectbox(key="traces_session").value == newer  # most recent by default
     assert at.query_params["session"] == newer
@@ -198,13 +193,13 @@ def test_the_url_session_is_shown_and_a_pick_goes_into_the_url(store: SessionSto
 
 
 def test_a_session_picked_here_opens_on_chat_with_its_last_turn_traced(store: SessionStore) -> None:
-    first = record(store, (QUESTION, TWO_TOOLS), ("What is 1 / 0?", FAILING))
+    first = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES), ("What is 1 / 0?", FAILING))
     second = record(store, ("Divide one by zero", FAILING))
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.query_params["session"] = first
     at.run()
     next(b for b in at.button if b.key and b.key.startswith("select_")).click().run()  # turn 1 of the first
-    assert trace_panel(at) == ["**Turn 1** · completed", QUESTION]
+    assert trace_panel(at) == ["**Turn 1** · completed", TWO_TOOLS]
     at.query_params.pop("session", None)  # the sidebar navigation drops query parameters
     at.switch_page("pages/traces.py").run()
     at.selectbox(key="traces_session").set_value(second).run()
@@ -219,19 +214,19 @@ def trace_panel(at: AppTest) -> list[str]:
     """What the Chat page's trace panel says about its turn: the header line and the question, or why none."""
     header = [m.value for m in at.main.markdown if m.value.startswith("**Turn")]
     captions = [c.value for c in at.main.caption]
-    return header + [c for c in captions if c in (QUESTION, "Divide one by zero", "No turn selected yet.")]
+    return header + [c for c in captions if c in (TWO_TOOLS, "Divide one by zero", "No turn selected yet.")]
 
 
 # ── Session tab ──────────────────────────────────────────────────────────────────────────────────
 
 
 def test_the_session_overview_lists_every_run_with_its_figures(store: SessionStore) -> None:
-    session_id = record(store, (QUESTION, TWO_TOOLS), ("What is 1 / 0?", FAILING))
+    session_id = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES), ("What is 1 / 0?", FAILING))
     at = open_traces(session_id)
     tab(at, "session")
     table = at.dataframe[0].value
     assert table[["turn", "question", "status", "steps", "tool_calls", "errors"]].values.tolist() == [
-        [1, QUESTION, "completed", 3, 2, 0],
+        [1, TWO_TOOLS, "completed", 3, 2, 0],
         [2, "What is 1 / 0?", "completed", 2, 1, 1],
     ]
     assert table["tokens"].gt(0).all() and table["cost"].gt(0).all()
@@ -253,14 +248,14 @@ def trace_texts(at: AppTest) -> list[str]:
 
 def test_replay_advances_step_by_step_and_back(store: SessionStore, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(replay, "WORD_S", 0.0)
-    session_id = record(store, (QUESTION, TWO_TOOLS))
+    session_id = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES))
     at = tab(open_traces(session_id), "replay")
     pace = at.get("button_group")[0].proto
     assert pace.label == "Demo pace" and "not the recorded timing: at 1× each step shows for 1.2 s" in pace.help
     seen = []
     for _ in range(5):
         seen.append(at.get("progress")[0].proto.text)
-        assert QUESTION in trace_texts(at)
+        assert TWO_TOOLS in trace_texts(at)
         at.button(key="replay_next").click().run()
         assert not at.exception
     seen.append(at.get("progress")[0].proto.text)
@@ -274,7 +269,7 @@ def test_replay_advances_step_by_step_and_back(store: SessionStore, monkeypatch:
     ]
     assert at.button(key="replay_next").disabled
     texts = trace_texts(at)
-    assert "17 × 23 = 391, and 150 days after 2024-05-20 is 2024-10-17, a Thursday." in texts
+    assert TWO_TOOLS_ANSWER in texts
     assert "391" in texts  # the first observation, as the live trace shows it
     at.button(key="replay_previous").click().run()
     assert at.get("progress")[0].proto.text == "5 of 6 · Step 2 · Observation (date_calculator)"
@@ -286,7 +281,7 @@ def test_replay_advances_step_by_step_and_back(store: SessionStore, monkeypatch:
 def test_play_runs_the_replay_to_its_end_and_stops(store: SessionStore, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(replay, "WORD_S", 0.0)
     monkeypatch.setattr(replay, "FRAME_PAUSE_S", 0.0)
-    session_id = record(store, (QUESTION, TWO_TOOLS))
+    session_id = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES))
     at = tab(open_traces(session_id), "replay")
     at.button(key="replay_play").click().run()
     assert not at.exception
@@ -297,7 +292,7 @@ def test_play_runs_the_replay_to_its_end_and_stops(store: SessionStore, monkeypa
 
 def test_the_whole_session_can_be_replayed(store: SessionStore, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(replay, "WORD_S", 0.0)
-    session_id = record(store, (QUESTION, TWO_TOOLS), ("What is 1 / 0?", FAILING))
+    session_id = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES), ("What is 1 / 0?", FAILING))
     at = tab(open_traces(session_id), "replay")
     at.toggle(key="replay_whole").set_value(True).run()
     assert at.get("progress")[0].proto.text == "1 of 10 · the question"
@@ -322,12 +317,12 @@ def test_a_replayed_reply_streams_from_its_stored_text() -> None:
 
 def interrupted_then_resumed(store: SessionStore) -> tuple[str, str]:
     """A session whose run was cut after step 1 and resumed, and one whose run stays interrupted."""
-    events = list(agent(TWO_TOOLS).run(QUESTION))
+    events = list(agent(list(TWO_TOOLS_REPLIES)).run(TWO_TOOLS))
     cut = next(i for i, e in enumerate(events) if isinstance(e, ToolFinished)) + 1
     kept = [e for e in events[:cut] if not isinstance(e, ModelDelta)]
     resumed = store.create_session()
     store.append(resumed.id, kept)
-    list(resume_run(store, resumed.id, agent(TWO_TOOLS[1:])))
+    list(resume_run(store, resumed.id, agent(list(TWO_TOOLS_REPLIES[1:]))))
     interrupted = store.create_session()
     store.append(interrupted.id, kept)
     return resumed.id, interrupted.id
@@ -359,7 +354,7 @@ def test_interrupted_and_resumed_runs_are_browsed_and_replayed(
 
 
 def test_a_run_in_progress_shows_as_running_with_a_refresh_button(store: SessionStore) -> None:
-    events = [e for e in agent(TWO_TOOLS).run(QUESTION) if not isinstance(e, ModelDelta)]
+    events = [e for e in agent(list(TWO_TOOLS_REPLIES)).run(TWO_TOOLS) if not isinstance(e, ModelDelta)]
     session = store.create_session()
     store.append(session.id, events[:4])  # the run so far: started, step 1, the model's reply, the tool call
     release = threading.Event()
@@ -386,7 +381,7 @@ def test_a_run_in_progress_shows_as_running_with_a_refresh_button(store: Session
 
 
 def test_exports_are_offered_in_three_formats_and_built_only_on_download(store: SessionStore) -> None:
-    session_id = record(store, (QUESTION, TWO_TOOLS))
+    session_id = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES))
     at = open_traces(session_id)
     assert [b.label for b in at.get("download_button")] == [
         "Download report (HTML)",  # issue 13: the self-contained report comes first
@@ -401,8 +396,8 @@ def test_exports_are_offered_in_three_formats_and_built_only_on_download(store: 
     spans = json.loads(exports.exporter(store, info, "otel", price_table)())["resourceSpans"][0]["scopeSpans"][0]
     assert len(spans["spans"]) == 1 + 3 + 2  # the run, three model calls, two tool calls
     report = exports.exporter(store, info, "md", price_table)()
-    assert QUESTION in report and "2024-10-17" in report
-    assert QUESTION in exports.exporter(store, info, "html", price_table)()
+    assert TWO_TOOLS in report and "2024-10-17" in report
+    assert TWO_TOOLS in exports.exporter(store, info, "html", price_table)()
     assert exports.trace_file_name(info, "otel").endswith(f"-{session_id}.otlp.json")
 
 
@@ -452,7 +447,7 @@ def test_send_to_otlp_appears_with_an_endpoint_and_reports_the_outcome(
     store: SessionStore, monkeypatch: pytest.MonkeyPatch, status: int
 ) -> None:
     pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
-    session_id = record(store, (QUESTION, TWO_TOOLS))
+    session_id = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES))
     assert "export_send" not in [b.key for b in open_traces(session_id).button]
     with Receiver(status) as receiver:
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
@@ -492,7 +487,7 @@ def test_every_traces_string_has_english_and_chinese() -> None:
 
 
 def test_the_page_speaks_chinese(store: SessionStore) -> None:
-    session_id = record(store, (QUESTION, TWO_TOOLS))
+    session_id = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES))
     at = open_traces(session_id)
     at.segmented_control(key="lang_choice").set_value("zh").run()
     assert at.metric[0].label == "状态"
@@ -500,7 +495,7 @@ def test_the_page_speaks_chinese(store: SessionStore) -> None:
 
 
 def test_the_chosen_run_and_step_survive_a_change_of_language(store: SessionStore) -> None:
-    session_id = record(store, (QUESTION, TWO_TOOLS), ("What is 1 / 0?", FAILING))
+    session_id = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES), ("What is 1 / 0?", FAILING))
     run_id = stored(store, session_id)[0].run_id  # the first turn (the page opens on the last)
     at = open_traces(session_id)
     at.selectbox(key="traces_run.en").set_value(run_id).run()
@@ -536,7 +531,7 @@ def test_a_translated_selectbox_keeps_its_choice_across_languages_and_later_clic
 
 
 def test_records_of_a_finished_run_replay_to_the_same_transcript(store: SessionStore) -> None:
-    session_id = record(store, (QUESTION, TWO_TOOLS))
+    session_id = record(store, (TWO_TOOLS, TWO_TOOLS_REPLIES))
     events = replay.replay_events(stored(store, session_id))
     frames = replay.frames(events)
     assert frames[-1].end == len(events) and isinstance(events[-1], RunFinished)
@@ -563,8 +558,8 @@ def _shown_cells(element: Any) -> dict[str, list[str]]:
 
 def test_table_cells_read_like_the_rest_of_the_app_and_an_unknown_price_is_a_dash(store: SessionStore) -> None:
     session = store.create_session()
-    model = Agent(ScriptedModel(TWO_TOOLS, name="my-local-model"), tools=builtin_tools())
-    list(run_in_session(store, session.id, model, QUESTION))
+    model = Agent(ScriptedModel(TWO_TOOLS_REPLIES, name="my-local-model"), tools=builtin_tools())
+    list(run_in_session(store, session.id, model, TWO_TOOLS))
     at = open_traces(session.id)
     steps, step_costs = _shown_cells(at.dataframe[0]), at.dataframe[0].value["cost"].tolist()
     tab(at, "session")

@@ -62,6 +62,16 @@ def answer(thought: str, text: str) -> str:
     return f"Thought: {thought}\nFinal Answer: {text}"
 
 
+TWO_TOOLS_ANSWER = "17 × 23 = 391, and 150 days after 2024-05-20 is 2024-10-17, a Thursday."
+"""The answer to ``rule_llm.TWO_TOOLS`` (the question), from the rule-driven fake LLM or from TWO_TOOLS_REPLIES."""
+TWO_TOOLS_REPLIES = (
+    react("First I multiply 17 by 23.", "calculator", expression="17 * 23"),
+    react("Now the date arithmetic.", "date_calculator", operation="add", date="2024-05-20", days=150),
+    answer("Both results are in.", TWO_TOOLS_ANSWER),
+)
+"""A scripted model's three ReAct replies to ``rule_llm.TWO_TOOLS``: the calculator, the date calculator, the answer."""
+
+
 @tool
 def boom(reason: str) -> str:
     """Always fails, for tests.

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import ast
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+from agent_core.cli.main import COMMANDS, build_parser
 
 ROOT = Path(__file__).resolve().parents[2] / "agent_core"
 MAX_MODULE_LINES = 400
@@ -88,6 +93,8 @@ def test_no_import_inside_a_function_or_behind_type_checking() -> None:
 
 
 DEFERRED_IMPORTS = {
+    "agent_core.cli.main": "only the chosen command's group is imported, so --help imports none of them",
+    "agent_core.lazy_exports": "packages export names imported on first use (PEP 562): a command loads what it uses",
     "agent_core.experiments.queue": "Procrastinate (the postgres extra) is needed only by workers and --queue",
     "agent_core.mcp": "the MCP SDK takes ~0.8 s to import; only a configured server needs it",
     "agent_core.tools.plugins": "plugin modules are named by the user (SPARROW_TOOLS, entry points)",
@@ -113,6 +120,49 @@ def test_a_command_without_mcp_servers_does_not_import_the_sdk() -> None:
     code = "import sys, agent_core.cli.main; print(sorted({'mcp', 'mcp_types'} & set(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]"
+
+
+HEAVY = ("openai", "sqlalchemy", "sqlmodel", "alembic", "mcp", "opentelemetry")
+"""Packages that take a large part of a second to import: a command that does not need one must not pay for it."""
+
+
+def _imported_by(argv: list[str], where: Path) -> list[str]:
+    """The HEAVY packages imported by ``python -m agent_core ARGV``, run in ``where`` (no ./mcp.json there)."""
+    code = (
+        "import sys, runpy; sys.argv = ['agent_core', *sys.argv[1:]]\n"
+        "try: runpy.run_module('agent_core', run_name='__main__')\n"
+        "except SystemExit: pass\n"
+        f"import json; print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & {set(HEAVY)!r})))"
+    )
+    command = [sys.executable, "-c", code, *argv]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True, cwd=where)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_help_imports_no_heavy_package(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SPARROW_DATA_DIR", str(tmp_path))
+    assert _imported_by(["--help"], tmp_path) == []
+    assert _imported_by(["sessions", "--help"], tmp_path) == ["alembic", "sqlalchemy", "sqlmodel"]
+
+
+def test_listing_tools_or_sessions_imports_neither_the_model_client_nor_more(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SPARROW_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("SPARROW_MCP_CONFIG", raising=False)
+    assert _imported_by(["tools"], tmp_path) == []
+    assert _imported_by(["sessions", "list"], tmp_path) == ["alembic", "sqlalchemy", "sqlmodel"]
+
+
+def test_the_command_table_says_what_each_group_registers() -> None:
+    def helps(parser: argparse.ArgumentParser) -> dict[str, str | None]:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return {choice.dest: choice.help for choice in sub._choices_actions}
+
+    assert helps(build_parser()) == helps(build_parser([])) == {name: text for name, (_, text) in COMMANDS.items()}
+    sources = {p.stem: p.read_text(encoding="utf-8") for p in (ROOT / "cli").glob("*.py")}
+    groups = {stem for stem, text in sources.items() if "\ndef register(" in text}
+    listed = {module.rsplit(".", 1)[1] for module, _ in COMMANDS.values()}
+    nested = {g for g in groups - listed if any(re.search(rf"\bimport {g}\b", sources[m]) for m in listed)}
+    assert groups - nested == listed  # a group registered under another (sessions examples) is that one's business
 
 
 def test_modules_and_functions_stay_small() -> None:

@@ -111,12 +111,14 @@ def test_two_users_see_only_their_own_work_and_sign_out(browser, auth_app: str) 
     bob.goto(alice_url.replace(alice_url.split("?")[0], f"{auth_app}/"))  # Alice's session by its URL
     wait_for_app(bob)
     bob.get_by_text("does not exist, or it is not yours").wait_for()
+    wait_for_app(bob)  # drawn to the end: an absence below is not merely a late arrival
     assert bob.get_by_text(SIX_BY_SEVEN).count() == 0
     assert bob.get_by_role("button", name="Download session").count() == 0
     assert bob.get_by_role("button", name="Resume the run").count() == 0
     bob.goto(f"{auth_app}/memory")
     wait_for_app(bob)
     bob.get_by_text("No memories in this scope yet", exact=False).first.wait_for()
+    wait_for_app(bob)  # drawn to the end: an absence below is not merely a late arrival
     assert bob.get_by_text("sencha").count() == 0
     shot(bob, "access_02_bob_sees_nothing_of_alice")
 
@@ -145,6 +147,7 @@ def test_a_share_link_is_read_only_and_stops_once_revoked(browser, auth_app: str
     guest.get_by_role("group", name="Chat message from assistant").get_by_text(ANSWER).wait_for()
     open_page(guest, "Traces", "traces")
     guest.get_by_text("Step 1 · calculator").first.wait_for()  # the trace, of the shared session
+    wait_for_app(guest)  # drawn to the end: an absence below is not merely a late arrival
     assert guest.get_by_role("button", name="Export").count() == 0
     guest.get_by_role("tab", name="Replay").click()
     guest.locator(".st-key-replay_end button").first.click()  # "Jump to the end"
@@ -153,6 +156,7 @@ def test_a_share_link_is_read_only_and_stops_once_revoked(browser, auth_app: str
     shot(guest, "access_04b_shared_replay")
     open_page(guest, "Chat", "")
     guest.get_by_text("viewing a shared session, read-only").wait_for()
+    wait_for_app(guest)  # drawn to the end: an absence below is not merely a late arrival
     assert guest.get_by_placeholder("Ask anything…").count() == 0
     assert guest.get_by_role("button", name="New chat").count() == 0
     assert guest.get_by_role("link", name="Sessions").count() == 0
@@ -163,6 +167,7 @@ def test_a_share_link_is_read_only_and_stops_once_revoked(browser, auth_app: str
     guest.goto(link)
     wait_for_app(guest)
     guest.get_by_text("This share link is not valid").wait_for()
+    wait_for_app(guest)  # drawn to the end: an absence below is not merely a late arrival
     assert guest.get_by_text(SIX_BY_SEVEN).count() == 0
     shot(guest, "access_05_revoked")
     guest.context.close()
@@ -176,6 +181,7 @@ def test_a_share_link_for_signed_in_viewers_opens_once_the_visitor_signed_in(bro
     visitor.set_default_timeout(30_000)
     visitor.goto(link)
     visitor.get_by_text("This share link is for signed-in viewers").wait_for()
+    wait_for_app(visitor)  # drawn to the end: an absence below is not merely a late arrival
     assert visitor.get_by_text(SIX_BY_SEVEN).count() == 0
     visitor.get_by_role("button", name="Sign in").click()
     visitor.locator('input[name="sub"]').fill("erin@example.com")

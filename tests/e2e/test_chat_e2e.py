@@ -11,9 +11,10 @@ from playwright.sync_api import expect
 
 from agent_core.store.snapshot_file import parse_document
 from agent_core.testing.rule_llm import PONDER, PONDER_SECONDS, SLOW, TWO_TOOLS
+from tests.core.helpers import TWO_TOOLS_ANSWER
 from tests.e2e.conftest import open_page, run_settled, shot, wait_for_app
 
-ANSWER = "17 × 23 = 391, and 150 days after 2024-05-20 is 2024-10-17, a Thursday."
+ANSWER = TWO_TOOLS_ANSWER
 
 
 def in_chat(page, text: str):  # type: ignore[no-untyped-def]
@@ -109,6 +110,7 @@ def test_stop_a_slow_run(page, app_url: str) -> None:  # type: ignore[no-untyped
     run_settled(page)
     trace = page.locator(".st-key-trace-column")
     trace.get_by_text("stopped by user").wait_for()  # the step's chip, not "running…"
+    wait_for_app(page)  # drawn to the end: an absence below is not merely a late arrival
     assert trace.get_by_text("running…").count() == 0
     assert trace.get_by_text("~", exact=False).count() > 0  # the tokens of the words written so far, estimated
     shot(page, "chat_07_stopped")

@@ -146,6 +146,7 @@ def test_a_new_turn_starts_with_an_empty_trace_that_stays_in_view(  # type: igno
     assert box is not None and 0 <= box["y"] < viewport[1] / 2, box
     tab.get_by_role("button", name="Stop").click()
     trace.get_by_text("stopped by user").wait_for()
+    wait_for_app(tab)  # drawn to the end: an absence below is not merely a late arrival
     assert trace.locator('[data-testid="stAlertContentError"]').count() == 0
 
 

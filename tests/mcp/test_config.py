@@ -26,7 +26,7 @@ def test_found_by_option_then_variable_then_working_directory(tmp_path: Path, mo
     assert find_config(None, environ={"SPARROW_MCP_CONFIG": str(from_env)}) == from_env
     given = write(tmp_path / "given.json", {"mcpServers": {}})
     assert find_config(given, environ={"SPARROW_MCP_CONFIG": str(from_env)}) == given
-    assert local.exists()
+    assert find_config(None, environ={}) == local  # with neither given, the working directory's file again
 
 
 def test_a_named_file_that_does_not_exist_is_an_error(tmp_path: Path) -> None:

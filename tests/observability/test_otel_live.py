@@ -476,15 +476,30 @@ def test_resuming_an_interrupted_session_sends_the_rest_of_its_run() -> None:
     store.close()
 
 
+class AheadClock:
+    """The ``time`` module as the span sender sees it, with ``monotonic()`` moved forward by hand."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def monotonic(self) -> float:
+        """The real monotonic clock plus ``ahead`` seconds."""
+        return time.monotonic() + self.ahead
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
 def test_after_a_failure_sending_resumes_quietly_once_the_collector_is_back(
     collector: Collector, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(span_sender, "RETRY_AFTER_S", 0.3)
+    clock = AheadClock()
+    monkeypatch.setattr(span_sender, "time", clock)
     collector.status = 503
     env = env_for(collector.base_url)
     assert len(warnings_while(caplog, env)) == 1 and not collector.requests
     collector.status = 200
-    time.sleep(0.4)
+    clock.ahead = span_sender.RETRY_AFTER_S  # the quiet period is over, without sleeping through it
     run_live(Agent(ScriptedModel(["Final Answer: back"]), []), env)
     assert sender_for(export_target(env)).flush(5) and len(collector.requests) >= 1
     assert len([r for r in caplog.records if r.name == LOGGER]) == 1  # still the one warning

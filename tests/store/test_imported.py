@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import time
+from types import SimpleNamespace
 
 import pytest
 from sqlalchemy import inspect, text
 
 from agent_core.rerun import fork_before_run
 from agent_core.sessions import config_from_agent
-from agent_core.store import SessionFileError, SessionStore, export_session, import_session
+from agent_core.store import SessionFileError, SessionStore, dumps, export_session, import_session
 from tests.store.helpers import arithmetic_agent, downgraded, persisted, run
 
 BEFORE = "0004_owners_and_share_links"
@@ -43,14 +44,17 @@ def test_a_new_session_and_forks_of_an_imported_copy_are_not_imported(store: Ses
     assert fork_before_run(store, copy.id, run_id).imported_at is None
 
 
-def test_the_mark_is_not_in_the_file_and_a_copy_of_a_copy_is_marked_anew(store: SessionStore, session_id: str) -> None:
+def test_the_mark_is_not_in_the_file_and_a_copy_of_a_copy_is_marked_anew(
+    store: SessionStore, session_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ticks = iter([1000.0, 2000.0])
+    monkeypatch.setattr(dumps, "time", SimpleNamespace(time=lambda: next(ticks)))  # one import per tick, no sleep
     first = import_session(store, export_session(store, session_id))
     data = export_session(store, first.id)
     assert "imported_at" not in data.decode()
-    time.sleep(0.01)
     second = import_session(store, data)
     assert second.imported_at is not None and first.imported_at is not None
-    assert second.id != first.id and second.imported_at > first.imported_at
+    assert second.id != first.id and (first.imported_at, second.imported_at) == (1000.0, 2000.0)
 
 
 def test_a_file_that_claims_to_be_imported_already_is_refused(store: SessionStore, session_id: str) -> None:
