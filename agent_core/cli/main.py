@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "access": ("agent_core.cli.access", "share sessions read-only; claim data saved without sign-in"),
     "db": ("agent_core.cli.db", "upgrade the database schema, or show its revision"),
     "eval": ("agent_core.cli.evals", "datasets and experiments: run a dataset through the agent, score it"),
-    "worker": ("agent_core.cli.worker", "run queued experiment items (PostgreSQL job queue)"),
+    "worker": ("agent_core.cli.worker", "run experiment units from the job queue (PostgreSQL)"),
 }
 """Each command: the module that registers it (``register(subparsers)``) and its line in ``--help``, in order."""
 

@@ -14,20 +14,20 @@ import pytest
 from agent_core import events as events_module
 from agent_core.console import TracePrinter
 from agent_core.events import EVENT_TYPES, Event, EventBase, EventFormatError, RunFinished, event_from_dict
-from tests.store.helpers import every_event_type
+from tests.store.helpers import branch_events, every_event_type
 
 
 def test_the_union_holds_every_event_class_once_each_with_its_own_tag() -> None:
     members = get_args(Event)
     assert set(members) == set(EVENT_TYPES.values()) and len(members) == len(EVENT_TYPES)
-    assert {type(e) for e in every_event_type()} == set(members)
+    assert {type(e) for e in [*every_event_type(), *branch_events()]} == set(members)
     for tag, cls in EVENT_TYPES.items():
         assert issubclass(cls, EventBase) and cls.type == tag
         assert get_type_hints(cls)["type"] == Literal[tag]  # a type checker can narrow on ``event.type``
 
 
 def test_to_dict_starts_with_the_tag_and_decodes_to_the_same_event() -> None:
-    for event in every_event_type():
+    for event in [*every_event_type(), *branch_events()]:
         data = event.to_dict()
         assert next(iter(data)) == "type" and data["type"] == event.type
         assert event_from_dict(data) == event and type(event_from_dict(data)) is type(event)
