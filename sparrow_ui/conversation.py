@@ -79,18 +79,25 @@ def _turn(
 
 
 def trace_panel(
-    turn: TurnView | None, number: int, metrics: RunMetrics | None, prices: PriceTable, *, live: bool
+    turn: TurnView | None,
+    number: int,
+    metrics: RunMetrics | None,
+    prices: PriceTable,
+    *,
+    live: bool,
+    replay: bool = False,
 ) -> None:
     """The trace column: which turn (``number`` in its session), its tools and figures, and every step.
 
-    ``live``: the turn may still be running (its last step shows as running, and open).
+    ``live``: the turn may still be running (its last step shows as running, and open). ``replay``: a frame
+    of a recording, shown as the run stood at that point (never "running…").
     """
     st.subheader(t("trace.header"))
     if turn is None:
         st.caption(t("trace.none"))
         return
-    render.trace_header(turn, number, metrics)
-    render.steps(turn, prices, live=live)
+    render.trace_header(turn, number, metrics, replay=replay)
+    render.steps(turn, prices, live=live, replay=replay)
 
 
 def recent_turns(turns: Sequence[TurnView], session_id: str | None) -> Sequence[TurnView]:

@@ -275,7 +275,8 @@ class Scene:
         metrics = run_metrics(shown, turn.run_id, prices=self.prices) if turn and shown else None
         with self.trace.container():
             number = self.first_turn + len(transcript.turns) - 1
-            trace_panel(turn, number, metrics, self.prices, live=not (complete and turn and not turn.finished))
+            live = not (complete and turn and not turn.finished)
+            trace_panel(turn, number, metrics, self.prices, live=live, replay=True)
 
     def open_at(self, state: dict[str, Any], speed: float) -> None:
         """Place the scene and draw the cursor's frame: streamed in when a step button just moved to it."""

@@ -89,6 +89,18 @@ STRINGS: dict[str, dict[str, str]] = {
     "compare.protocol": {"en": "Protocol", "zh": "协议"},
     "compare.model": {"en": "Model", "zh": "模型"},
     "compare.temperature": {"en": "Temperature", "zh": "温度"},
+    "chip.replaying": {"en": "at this point", "zh": "进行到此处"},
+    "chip.interrupted": {"en": "interrupted", "zh": "已中断"},
+    "chip.format_retry": {
+        "en": "unusable reply · retry {n} of {max}",
+        "zh": "回复格式错误 · 第 {n} 次重试（共 {max} 次）",
+    },
+    "chip.format_gave_up": {"en": "unusable reply · gave up after {n}", "zh": "回复格式错误 · {n} 次后放弃"},
+    "trace.end.format_error": {
+        "en": "The run stopped here: the model replied in an unusable format {n} times in a row.",
+        "zh": "运行在此停止：模型连续 {n} 次以无法解析的格式回复。",
+    },
+    "trace.replay_status": {"en": "replay", "zh": "回放"},
     "compare.rerun_running": {"en": "Running the question again…", "zh": "正在重新运行这个问题…"},
 }
 
