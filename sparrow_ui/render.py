@@ -127,7 +127,8 @@ def steps(turn: TurnView, prices: PriceTable, *, live: bool = False, replay: boo
     """Every step of a turn as an expandable item whose icon and chips say its state (running, ok, error, stopped).
 
     The running step and failing steps open by themselves; a run that ended without an answer ends with a
-    marker saying why. ``replay``: a frame of a recording (its last step is shown as it was then).
+    marker saying why. ``replay``: a frame of a recording (its last step is shown as it was then): only that
+    step, the one the frame is about, is open.
     """
     last = len(turn.steps) - 1
     for index, step in enumerate(turn.steps):
@@ -136,10 +137,10 @@ def steps(turn: TurnView, prices: PriceTable, *, live: bool = False, replay: boo
         waiting = any(a.approval == "pending" for a in step.actions)
         chips = " ".join(c.markdown() for c in step_chips(turn, index, live=live, replay=replay))
         label = _step_label(step, turn.model, prices) + " " + chips
-        opened = (live and index == last) or waiting or failing(turn, index)
+        opened = index == last if replay else (live and index == last) or waiting or failing(turn, index)
         with st.expander(label, expanded=opened, icon=step_icon(turn, index, live=live)):
             _offered(step, turn)
-            step_body(step, turn, index)
+            step_body(step, turn, index, replay=replay)
     run_end_marker(turn)
 
 
@@ -185,8 +186,11 @@ def step_numbers(step: StepView, model: str, prices: PriceTable) -> str:
     return " · ".join([format_duration(step.latency_ms), tokens, *priced])
 
 
-def step_body(step: StepView, turn: TurnView | None = None, index: int = 0) -> None:
-    """Thought, action(s) with arguments, observation(s), errors (each once); or the streaming text."""
+def step_body(step: StepView, turn: TurnView | None = None, index: int = 0, *, replay: bool = False) -> None:
+    """Thought, action(s) with arguments, observation(s), errors (each once); or the streaming text.
+
+    ``replay``: a frame of a recording, where a call without its result yet gets it in the next frame.
+    """
     if step.reasoning:
         st.markdown(f"**{t('trace.reasoning')}**")
         st.text(clip(step.reasoning, 4000))
@@ -206,7 +210,7 @@ def step_body(step: StepView, turn: TurnView | None = None, index: int = 0) -> N
     if turn is not None and (earlier := repeated_from(turn, index)) is not None:
         st.warning(t("trace.repeated", n=earlier), icon=":material/repeat:")
     for action in step.actions:
-        action_block(action, raw_arguments(step, action))
+        action_block(action, raw_arguments(step, action), replay=replay)
     for flag in step.flags:
         found = ", ".join(f"{f.get('label', f.get('kind'))} ({f.get('masked')})" for f in flag.findings)
         st.warning(
@@ -219,7 +223,7 @@ def step_body(step: StepView, turn: TurnView | None = None, index: int = 0) -> N
         st.caption(t("trace.ttft", time=format_duration(step.ttft_ms)))
 
 
-def action_block(action: ActionView, raw: str | None = None) -> None:
+def action_block(action: ActionView, raw: str | None = None, *, replay: bool = False) -> None:
     """One tool call: name, arguments (the raw text when the model's were not JSON), and its observation or error.
 
     A failed call shows its error once: the observation is left out when it only repeats the error.
@@ -234,7 +238,7 @@ def action_block(action: ActionView, raw: str | None = None) -> None:
     if action.approval == "pending":
         return
     if action.running:
-        st.caption(f"⏳ {t('trace.running')}")
+        st.caption(f"⏳ {td('trace.result_next') if replay else t('trace.running')}")
         return
     output = action.output or ""
     if action.error:

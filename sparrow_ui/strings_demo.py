@@ -100,6 +100,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "The run stopped here: the model replied in an unusable format {n} times in a row.",
         "zh": "运行在此停止：模型连续 {n} 次以无法解析的格式回复。",
     },
+    "trace.result_next": {"en": "its result comes in the next step", "zh": "结果在下一步显示"},
     "trace.replay_status": {"en": "replay", "zh": "回放"},
     "compare.rerun_running": {"en": "Running the question again…", "zh": "正在重新运行这个问题…"},
 }
