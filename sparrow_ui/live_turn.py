@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from functools import partial
 
 import streamlit as st
@@ -86,12 +87,13 @@ def follow(
         with answer.container():
             render.answer_body(turn)
         now = time.monotonic()
-        only_text = all(isinstance(e, ModelDelta) for e in new)
+        only_text = bool(new) and all(isinstance(e, ModelDelta) for e in new)
         answering = bool(render.visible_answer(turn.live_text, turn.protocol))
         if only_text and (answering or now - last_trace < TRACE_REDRAW_S):
             return
         last_trace = now
         metrics = run_metrics([*live.base, *live.events], live.run_id, prices=prices())
+        metrics = replace(metrics, duration_ms=turn.clock.worked_ms(time.time()))  # the time so far, ticking
         with trace.container():
             trace_panel(turn, transcript.turns.index(turn) + 1, metrics, prices(), live=True)
             scroll_trace_to(-1, f"{turn.run_id}-{len(turn.steps)}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
+import pytest
+
 from agent_core.agent import Agent
 from agent_core.events import Event, RunFinished, RunStarted
 from agent_core.limits import CancelToken
@@ -65,3 +67,18 @@ def test_the_page_does_not_wait_for_a_run_that_ended_without_starting() -> None:
     live = LiveRun("ses", iter(()), CancelToken(), run_id="run_1").start()
     live.join(2)
     assert until_started(live) is False
+
+
+def test_a_runs_time_splits_into_parts_that_add_up_to_its_duration() -> None:
+    from agent_core.metrics import run_metrics
+    from agent_core.time_split import time_split
+    from agent_core.timeline import build_timeline
+
+    replies = [react("Multiply.", "calculator", expression="6 * 7"), answer("Done.", "42")]
+    transcript, events = _turn(replies)
+    turn = transcript.turns[0]
+    split = time_split(turn)
+    duration = run_metrics(events).duration_ms
+    assert split.total_ms == pytest.approx(duration) and duration == pytest.approx(turn.worked_ms)
+    assert min(split.model_ms, split.tool_ms, split.start_ms, split.between_ms) >= 0
+    assert max(row.end_ms for row in build_timeline(events).rows) <= duration + 1e-6  # the waterfall ends within it
