@@ -56,7 +56,7 @@ def bar_width(bars: int) -> alt.RelativeBandSize:
 
 def _category(row: TimelineRow, stopped_step: int | None) -> str:
     if row.step == stopped_step and (row.error or not row.finished):
-        return t("chip.stopped")  # the user's Stop, as the step's chip says: not an error
+        return t("status.cancelled")  # the user's Stop, as the step's chip says: not an error
     if not row.finished:
         return t("traces.kind.unfinished")
     if row.error:
@@ -106,7 +106,7 @@ def _kind_colors() -> alt.Color:
         t("traces.kind.tool"): TOOL_COLOR,
         t("traces.kind.error"): ERROR_COLOR,
         t("traces.kind.unfinished"): UNFINISHED_COLOR,
-        t("chip.stopped"): STOPPED_COLOR,
+        t("status.cancelled"): STOPPED_COLOR,
     }
     scale = alt.Scale(domain=list(colors), range=list(colors.values()))
     return alt.Color("category:N", title=None, scale=scale, legend=alt.Legend(orient="top"))

@@ -7,13 +7,14 @@ Screenshots: test-artifacts/demo_new_chat_<w>x<h>.png (the viewport while the ru
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
 import pytest
 
 from agent_core.testing.rule_llm import PONDER
-from tests.e2e.conftest import ARTIFACTS, run_settled, wait_for_app
+from tests.e2e.conftest import ARTIFACTS, open_page, run_settled, wait_for_app
 
 SIZES = [(1280, 720), (1440, 900)]
 EMPTY = "Ask a question. Every Thought"
@@ -62,3 +63,33 @@ def test_new_chat_shows_every_question_at_once(page: Any, app_url: str, width: i
         page.get_by_role("button", name="Stop").click()
         run_settled(page)
         _user_says(page, question).wait_for()
+
+
+def _live_seconds(page: Any) -> str:
+    """The live trace header's figures line (steps · tokens · cost · time)."""
+    return page.locator(".st-key-trace-column").get_by_text(re.compile(r"1 step · ")).first.inner_text()
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_live_time_ticks_and_a_stopped_run_adds_up_in_traces(page: Any, app_url: str, width: int, height: int) -> None:
+    """While the model is silent the live time goes on; stopped, Traces' duration is the sum of its named parts."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(app_url)
+    wait_for_app(page)
+    _ask(page, f"{PONDER} Ticking at {width}.")
+    page.get_by_role("button", name="Stop").wait_for()
+    first = _live_seconds(page)
+    page.wait_for_timeout(2500)
+    assert _live_seconds(page) != first, "the live time stood still"
+    page.get_by_role("button", name="Stop").click()
+    run_settled(page)
+    open_page(page, "Traces", "traces")
+    duration = page.get_by_test_id("stMetric").filter(has_text="Duration")
+    duration.wait_for()
+    text = duration.inner_text()
+    assert "start" in text and "between calls" in text and "other" not in text, text
+    page.locator('[data-testid="stVegaLiteChart"]').first.wait_for()
+    page.wait_for_timeout(800)
+    legend = page.locator('[data-testid="stVegaLiteChart"]').first.inner_text()
+    assert "error" not in legend.lower() or "stopped" in legend, legend
+    page.screenshot(path=str(ARTIFACTS / f"demo_traces_stopped_{width}x{height}.png"))
