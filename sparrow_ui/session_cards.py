@@ -92,7 +92,8 @@ def _about(row: Row) -> str:
 
 
 def _actions(store: SessionStore, info: SessionInfo, column: st.delta_generator.DeltaGenerator) -> None:
-    left, middle, right = column.columns(3)
+    row = column.container(horizontal=True, horizontal_alignment="right")  # no column squeezes a label
+    left = middle = right = row
     if left.button(t("session.open"), key=f"open_{info.id}", type="primary"):
         open_in_chat(info.id)
     with middle.popover(t("session.rename"), key=f"rename_pop_{info.id}"):
