@@ -114,8 +114,9 @@ def inspect_key(run_id: str) -> str:
 
 
 def _select_from_table(table_key: str, run_id: str, steps_shown: list[int]) -> None:
-    """A row clicked in the table opens that step in the Inspector."""
-    rows = st.session_state[table_key].selection.rows
+    """A row (its checkbox) or any cell of it clicked in the table opens that step in the Inspector."""
+    selection = st.session_state[table_key].selection
+    rows = list(selection.rows) or [cell[0] for cell in getattr(selection, "cells", [])]
     if rows and rows[0] < len(steps_shown):
         choose(inspect_key(run_id), steps_shown[rows[0]])
 
@@ -166,7 +167,7 @@ def steps_table(metrics: RunMetrics, turn: TurnView) -> None:
         ),
         key=table_key,
         on_select=functools.partial(_select_from_table, table_key, turn.run_id, [row["step"] for row in shown]),
-        selection_mode="single-row",
+        selection_mode=["single-row", "single-cell"],  # a click on a cell picks its row's step too
         hide_index=True,
         column_order=step_columns(rows),
         column_config={

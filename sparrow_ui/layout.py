@@ -25,8 +25,8 @@ _CSS = """
   max-height: calc(100vh - 12rem); overflow-y: auto; overflow-x: hidden; padding-right: .25rem;
 }
 .st-key-turn-selected {
-  border-left: 4px solid #ff4b4b; padding-left: .6rem; border-radius: 4px;
-  background: rgba(255, 75, 75, 0.04);
+  border-left: 4px solid #1c83e1; padding-left: .6rem; border-radius: 4px;
+  background: rgba(28, 131, 225, 0.05);
 }
 .st-key-trace-column [data-testid="stCode"] pre, .st-key-trace-column [data-testid="stCode"] code {
   white-space: pre-wrap !important; word-break: break-word;
@@ -64,3 +64,36 @@ def scroll_trace_to(step_index: int, token: str) -> None:
     index = step_index if step_index >= 0 else 9999
     safe = re.sub(r"[^A-Za-z0-9_-]", "", token)[:80]  # run ids of imported sessions are not to be trusted
     st.html(f"<!-- {safe} -->" + _SCROLL % index, unsafe_allow_javascript=True)
+
+
+_TOP = """
+<script>
+/* %s */
+(function () {
+  // A page with a chat input sticks to its bottom as it is drawn; a page just opened starts at its top.
+  const up = () => ['stMain', 'stAppScrollToBottomContainer'].forEach((id) => {
+    const box = document.querySelector(`[data-testid="${id}"]`);
+    if (box) box.scrollTop = 0;
+  });
+  // for the first seconds, as the page is drawn, unless the user scrolls or clicks meanwhile
+  let touched = false;
+  ['wheel', 'touchstart', 'keydown', 'mousedown'].forEach((kind) =>
+    window.addEventListener(kind, () => { touched = true; }, {once: true, capture: true}));
+  const began = Date.now();
+  const timer = setInterval(() => {
+    if (touched || Date.now() - began > 6000) { clearInterval(timer); return; }
+    up();
+  }, 100);
+})();
+</script>
+"""
+_OPENED = "_page_opened"
+
+
+def open_at_top(page: str, token: str) -> None:
+    """Scroll the page to its top the first time ``page`` shows ``token`` (a session, or none) in this tab."""
+    if st.session_state.get(_OPENED) == (page, token):
+        return
+    st.session_state[_OPENED] = (page, token)
+    safe = re.sub(r"[^A-Za-z0-9_-]", "", f"{page}-{token}")[:80]
+    st.html(_TOP % safe, unsafe_allow_javascript=True)

@@ -43,6 +43,8 @@ MAX_STREAM_S = 4.0
 """A long reply streams in this long at most, at 1×."""
 MAX_STREAM_UPDATES = 40
 """Redraws per streamed reply at most (words are grouped beyond that)."""
+PLAY_WIDTH = 120
+"""Play and Pause share one width (px), so switching between them does not move the buttons beside them."""
 STATE_KEY = "replay_state"
 SPEED_KEY = "replay_speed"
 _WORDS = re.compile(r"\S+\s*|\s+")
@@ -178,7 +180,12 @@ def controls(state: dict[str, Any], at: tuple[str, int] | None = None) -> float:
     _back_buttons(row, at_start=state["cursor"] == 0)
     if state["playing"]:
         row.button(
-            t("traces.replay.pause"), icon=":material/pause:", key="replay_pause", type="primary", on_click=_pause
+            t("traces.replay.pause"),
+            icon=":material/pause:",
+            key="replay_pause",
+            type="primary",
+            on_click=_pause,
+            width=PLAY_WIDTH,
         )
     else:
         row.button(
@@ -188,6 +195,7 @@ def controls(state: dict[str, Any], at: tuple[str, int] | None = None) -> float:
             type="primary",
             on_click=_play,
             disabled=state["count"] < 2,
+            width=PLAY_WIDTH,
         )
     _forward_buttons(row, at_end=state["cursor"] >= state["count"] - 1)
     speed = _speed(row)

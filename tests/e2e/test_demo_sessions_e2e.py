@@ -23,6 +23,10 @@ from tests.e2e.test_demo_e2e import no_key_app, tab
 
 __all__ = ["no_key_app"]
 SIZES = [(1280, 720), (1440, 900)]
+_SCROLLED = (  # the main area scrolls in stMain, or (on a page with a chat input) in its scroll-to-bottom box
+    "() => Math.max(...['stMain', 'stAppScrollToBottomContainer']"
+    ".map(id => document.querySelector(`[data-testid=${id}]`)).filter(Boolean).map(e => e.scrollTop))"
+)
 
 
 def _forty(store: SessionStore, tag: str) -> None:
@@ -49,7 +53,7 @@ def test_forty_sessions_search_pages_and_renames(
     wait_for_app(page)
     page.get_by_role("button", name="Open", exact=True).first.wait_for()
     page.get_by_placeholder("Words in the title or any question").wait_for()
-    assert page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTop") == 0  # opens at the top
+    assert page.evaluate(_SCROLLED) == 0  # opens at the top
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"demo_sessions_{width}x{height}.png"))
     cards = page.locator('[class*="st-key-card_"]')
@@ -72,4 +76,37 @@ def test_forty_sessions_search_pages_and_renames(
         page.get_by_test_id("stPopoverBody").get_by_role("button", name="Rename").click()
         page.get_by_text(f"renamed {attempt}").first.wait_for()
         wait_for_app(page)
+    page.context.close()
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_pages_open_at_the_top_and_chinese_has_no_english_left(
+    browser: Any, no_key_app: tuple[str, Path], width: int, height: int
+) -> None:
+    """The no-key Chat page, an example opened from it and the Traces page all start at their top; 简体中文 too."""
+    url, _ = no_key_app
+    page = tab(browser, width, height)
+    page.goto(url)
+    wait_for_app(page)
+    page.get_by_text("Connect a model to start chatting").wait_for()
+    page.wait_for_timeout(500)
+    assert page.evaluate(_SCROLLED) == 0
+    page.get_by_role("button", name=re.compile("Open an example session: Example · dates")).click()
+    page.get_by_text("Example session", exact=False).first.wait_for()
+    wait_for_app(page)
+    page.wait_for_timeout(2500)
+    assert page.evaluate(_SCROLLED) == 0, "the example's page opened scrolled down"
+    page.screenshot(path=str(ARTIFACTS / f"demo_example_top_{width}x{height}.png"))
+    page.get_by_test_id("stSidebar").get_by_text("简体中文").click()
+    page.get_by_text("追踪").first.wait_for()
+    wait_for_app(page)
+    page.wait_for_timeout(500)
+    sidebar = page.get_by_test_id("stSidebar")
+    uploader = sidebar.locator('[data-testid="stFileUploaderDropzone"]')
+    words = uploader.evaluate(
+        "e => [...e.querySelectorAll('button, [data-testid=stFileUploaderDropzoneInstructions] span')]"
+        ".map(x => getComputedStyle(x, '::after').content).join(' ')"
+    )
+    assert "上传" in words and "每个文件" in words, words
+    page.screenshot(path=str(ARTIFACTS / f"demo_chinese_sidebar_{width}x{height}.png"))
     page.context.close()
