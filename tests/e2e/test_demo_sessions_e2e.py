@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from agent_core.agent import Agent
+from agent_core.examples import open_example
 from agent_core.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import ScriptedModel
@@ -109,4 +110,30 @@ def test_pages_open_at_the_top_and_chinese_has_no_english_left(
     )
     assert "上传" in words and "每个文件" in words, words
     page.screenshot(path=str(ARTIFACTS / f"demo_chinese_sidebar_{width}x{height}.png"))
+    page.context.close()
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_a_click_on_a_steps_table_cell_opens_the_step_without_scrolling(
+    browser: Any, no_key_app: tuple[str, Path], width: int, height: int
+) -> None:
+    url, data_dir = no_key_app
+    store = SessionStore.open(f"sqlite:///{data_dir / 'sparrow.db'}")
+    session = open_example(store, "recovery")
+    page = tab(browser, width, height)
+    page.goto(f"{url}/traces?session={session.id}")
+    wait_for_app(page)
+    table = page.locator('[data-testid="stDataFrame"]').first
+    table.scroll_into_view_if_needed()
+    wait_for_app(page)
+    page.wait_for_timeout(1500)  # the grid draws its rows a moment after its frame
+    before = page.evaluate(_SCROLLED)
+    box = table.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] * 0.3, box["y"] + 35 * 3 + 17)  # the header row, then row 3's cell
+    page.get_by_text(re.compile(r"^Step 3 · \d+ ms")).wait_for(timeout=15_000)  # the Inspector's step header
+    wait_for_app(page)
+    page.wait_for_timeout(500)
+    assert abs(page.evaluate(_SCROLLED) - before) < 40, "opening the step scrolled the page"
+    page.screenshot(path=str(ARTIFACTS / f"demo_table_click_{width}x{height}.png"))
     page.context.close()
