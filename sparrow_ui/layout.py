@@ -91,9 +91,17 @@ _OPENED = "_page_opened"
 
 
 def open_at_top(page: str, token: str) -> None:
-    """Scroll the page to its top the first time ``page`` shows ``token`` (a session, or none) in this tab."""
+    """Scroll the page to its top while ``page`` first shows ``token`` (a session, or none) in this tab.
+
+    Until ``opened`` marks it: a script run cut short by a rerun never reached the browser, so the next
+    run asks again.
+    """
     if st.session_state.get(_OPENED) == (page, token):
         return
-    st.session_state[_OPENED] = (page, token)
     safe = re.sub(r"[^A-Za-z0-9_-]", "", f"{page}-{token}")[:80]
     st.html(_TOP % safe, unsafe_allow_javascript=True)
+
+
+def opened(page: str, token: str) -> None:
+    """The page was drawn to its end with ``token``: it no longer scrolls itself to the top."""
+    st.session_state[_OPENED] = (page, token)
