@@ -14,7 +14,7 @@ from sparrow_ui.auth import read_only
 from sparrow_ui.conversation import conversation, recent_turns, trace_panel
 from sparrow_ui.i18n import t
 from sparrow_ui.imported import imported_mark
-from sparrow_ui.layout import TRACE_KEY, open_at_top, opened, page_style, scroll_trace_to
+from sparrow_ui.layout import TRACE_KEY, page_style, scroll_trace_to
 from sparrow_ui.live_turn import approval_boxes, follow, until_started, waiting
 from sparrow_ui.runs import active_run, ask, queued, resume_interrupted, start_queued, stop
 from sparrow_ui.session_controls import session_controls
@@ -25,8 +25,6 @@ from sparrow_ui.step_status import first_failing
 
 config = frame()
 page_style()
-opening = current_session_id() or "new"
-open_at_top("chat", opening)  # its heading, banner or message in view, not cut off
 store = get_store()
 session_id = current_session_id()
 try:
@@ -121,7 +119,6 @@ if question and question.strip():
         select_turn(None)
         st.rerun()
 
-opened("chat", opening)
 if live is not None and not waiting(live, transcript.turn(live.run_id)):
     follow(live, transcript, answer_slot, trace_slot, since=live_seen)
     live_runs().forget(live.key)
