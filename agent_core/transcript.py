@@ -102,7 +102,7 @@ class Transcript:
         turn.status, turn.error, turn.usage = event.status, event.error, event.usage
         turn.duration_ms, turn.run_finished = event.duration_ms, event
         turn.answer = event.final_answer if event.final_answer is not None else turn.answer
-        turn.clock.finish(event.duration_ms)
+        turn.clock.finish(event.ts)
 
     def _on_step_started(self, turn: TurnView, event: StepStarted) -> None:
         step = turn.step(event.step)

@@ -128,14 +128,20 @@ class StepView:
 
 @dataclass
 class WorkClock:
-    """Working time of a run: each segment (start or resume → last event), or the measured total once finished."""
+    """Working time of a run: the time its events span, segment by segment (start or resume → last event).
+
+    The one definition of a run's duration, shared by every view (the Traces figures, the waterfall, the
+    session overview, Compare, the live header): the waterfall is drawn on the same event times, so its end is
+    the duration. (``RunFinished.duration_ms``, the loop's own measure, also counts the time before the run's
+    first event, which a run built early and started late, a fork or a rerun, makes long.)
+    """
 
     segment_start: float = 0.0
     """When the current segment began: the run's first event, or its latest resume."""
     closed_ms: float = 0.0
     """Segments closed by a resume."""
     total_ms: float | None = None
-    """Set by the run's first RunFinished: closed segments plus its measured duration."""
+    """Set by the run's first RunFinished: closed segments plus the last one, to that event."""
 
     def resume(self, at: float, previous_ts: float) -> None:
         """The run resumed at ``at``; its segment before ended at ``previous_ts`` (its event before the resume)."""
@@ -143,10 +149,10 @@ class WorkClock:
             self.closed_ms += (previous_ts - self.segment_start) * 1000
             self.segment_start = at
 
-    def finish(self, duration_ms: float) -> None:
-        """The run finished, its last segment having lasted ``duration_ms`` as measured."""
+    def finish(self, at: float) -> None:
+        """The run finished at ``at`` (its RunFinished's time), which ends its last segment."""
         if self.total_ms is None:
-            self.total_ms = self.closed_ms + duration_ms
+            self.total_ms = self.closed_ms + max(0.0, at - self.segment_start) * 1000
 
     def worked_ms(self, last_ts: float) -> float:
         """The working time so far, ``last_ts`` being the time of the run's last event."""

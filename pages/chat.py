@@ -15,7 +15,7 @@ from sparrow_ui.conversation import conversation, recent_turns, trace_panel
 from sparrow_ui.i18n import t
 from sparrow_ui.imported import imported_mark
 from sparrow_ui.layout import TRACE_KEY, page_style, scroll_trace_to
-from sparrow_ui.live_turn import approval_boxes, follow, waiting
+from sparrow_ui.live_turn import approval_boxes, follow, until_started, waiting
 from sparrow_ui.runs import active_run, ask, queued, resume_interrupted, start_queued, stop
 from sparrow_ui.session_controls import session_controls
 from sparrow_ui.session_view import prices, session_view, with_live
@@ -36,6 +36,8 @@ except SessionNotFound:
 
 # started here, or live on another replica (not shown through a snapshot's share link: it is past the snapshot)
 live = active_run(store, session_id) if store.actor.shared_upto is None else None
+if live is not None and view.transcript.turn(live.run_id) is None and until_started(live):
+    view = session_view(store, session_id)  # with its question stored, the session has its title too
 if live is None and session_id and start_queued(store, session_id, config):
     st.rerun()  # the question that waited for the last run starts now
 transcript, live_seen = with_live(view, live) if live else (view.transcript, 0)

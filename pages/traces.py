@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.store import SessionNotFound
+from agent_core.time_split import time_split
 from agent_core.timeline import build_timeline
 from sparrow_ui import branches_view, charts, compare, examples, exports, inspector, overview, replay, whatif
 from sparrow_ui.add_to_dataset import add_to_dataset_button
@@ -15,6 +16,7 @@ from sparrow_ui.runs import live_run_id as live_run_id_of
 from sparrow_ui.session_view import prices, session_view
 from sparrow_ui.sidebar import frame
 from sparrow_ui.state import current_session_id, get_store, open_in_chat
+from sparrow_ui.strings_demo import td
 
 config = frame()
 store = get_store()
@@ -68,7 +70,7 @@ run_tab, session_tab, replay_tab = overview.lazy_tabs(
 if run_tab.open:
     with run_tab:
         metrics = view.run_metrics[turn.run_id]
-        inspector.run_summary(metrics, overview.run_status(turn, live_run_id))
+        inspector.run_summary(metrics, overview.run_status(turn, live_run_id), time_split(turn))
         if starter := store.run_starters(session_id).get(turn.run_id):
             st.caption(f":material/person: {t('traces.started_by', who=starter)}")
         if turn.status is None and turn.run_id != live_run_id:
@@ -77,7 +79,10 @@ if run_tab.open:
         waterfall, tokens = st.columns([3, 2], gap="large")
         with waterfall:
             st.markdown(f"**{t('traces.chart.waterfall')}**")
-            charts.draw(charts.waterfall_chart(timeline, charts.resume_offsets(run_events, timeline)))
+            stopped = turn.steps[-1].number if turn.status == "cancelled" and turn.steps else None
+            resumes = charts.resume_offsets(run_events, timeline)
+            end = metrics.duration_ms if turn.finished and not resumes else None
+            charts.draw(charts.waterfall_chart(timeline, resumes, end_ms=end, stopped_step=stopped))
             if note := charts.waterfall_note(timeline):
                 st.caption(note)
         with tokens:
@@ -105,8 +110,9 @@ if session_tab.open:
             charts.draw(charts.session_tokens_chart(view.metrics.runs))
         with by_time:
             st.markdown(f"**{t('traces.chart.session_time')}**")
-            charts.draw(charts.session_time_chart(view.metrics.runs))
-            st.caption(t("traces.chart.other_note"))
+            splits = {turn.run_id: time_split(turn) for turn in view.transcript.turns}
+            charts.draw(charts.session_time_chart(view.metrics.runs, splits))
+            st.caption(td("time.split_help"))
 
 if replay_tab.open:
     with replay_tab:

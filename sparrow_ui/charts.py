@@ -17,8 +17,10 @@ import streamlit as st
 from agent_core.events import Event, RunResumed
 from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.metrics import RunMetrics
+from agent_core.time_split import TimeSplit
 from agent_core.timeline import Timeline, TimelineRow, TokenRow
 from sparrow_ui.i18n import t
+from sparrow_ui.strings_demo import td
 
 MODEL_COLOR = "#2563EB"
 TOOL_COLOR = "#059669"
@@ -26,6 +28,8 @@ ERROR_COLOR = "#DC2626"
 UNFINISHED_COLOR = "#9CA3AF"
 COMPLETION_COLOR = "#F59E0B"
 OTHER_COLOR = "#D1D5DB"
+START_COLOR = "#A5B4FC"
+STOPPED_COLOR = "#6B7280"
 ROW_HEIGHT = 26
 """Pixels per bar of the waterfall."""
 MIN_BANDS = 8
@@ -50,7 +54,9 @@ def bar_width(bars: int) -> alt.RelativeBandSize:
 # ── the waterfall of one run ─────────────────────────────────────────────────────────────────────
 
 
-def _category(row: TimelineRow) -> str:
+def _category(row: TimelineRow, stopped_step: int | None) -> str:
+    if row.step == stopped_step and (row.error or not row.finished):
+        return t("status.cancelled")  # the user's Stop, as the step's chip says: not an error
     if not row.finished:
         return t("traces.kind.unfinished")
     if row.error:
@@ -69,8 +75,11 @@ def _lanes(rows: Sequence[TimelineRow]) -> list[str]:
     return lanes
 
 
-def waterfall_records(timeline: Timeline) -> list[dict[str, Any]]:
-    """One record per model or tool call: its lane, drawn extent, category and tooltip texts."""
+def waterfall_records(timeline: Timeline, stopped_step: int | None = None) -> list[dict[str, Any]]:
+    """One record per model or tool call: its lane, drawn extent, category and tooltip texts.
+
+    ``stopped_step``: the step the user stopped the run in (its cut-off call is drawn as stopped).
+    """
     minimum = max(timeline.span_ms, 1.0) * MIN_BAR_SHARE
     records = []
     for row, lane in zip(timeline.rows, _lanes(timeline.rows), strict=True):
@@ -80,7 +89,7 @@ def waterfall_records(timeline: Timeline) -> list[dict[str, Any]]:
                 "lane": lane,
                 "start": row.start_ms,
                 "end": max(row.end_ms, row.start_ms + minimum),
-                "category": _category(row),
+                "category": _category(row, stopped_step),
                 "step": row.step,
                 "call": row.label,
                 "duration": format_duration(row.duration_ms) if row.finished else t("traces.kind.unfinished"),
@@ -97,6 +106,7 @@ def _kind_colors() -> alt.Color:
         t("traces.kind.tool"): TOOL_COLOR,
         t("traces.kind.error"): ERROR_COLOR,
         t("traces.kind.unfinished"): UNFINISHED_COLOR,
+        t("status.cancelled"): STOPPED_COLOR,
     }
     scale = alt.Scale(domain=list(colors), range=list(colors.values()))
     return alt.Color("category:N", title=None, scale=scale, legend=alt.Legend(orient="top"))
@@ -118,17 +128,28 @@ def resume_offsets(run_events: Sequence[Event], timeline: Timeline) -> list[floa
     return [(e.ts - timeline.started_at) * 1000 for e in run_events if isinstance(e, RunResumed)]
 
 
-def waterfall_chart(timeline: Timeline, resumes: Sequence[float] = ()) -> alt.TopLevelMixin:
+def waterfall_chart(
+    timeline: Timeline, resumes: Sequence[float] = (), *, end_ms: float | None = None, stopped_step: int | None = None
+) -> alt.TopLevelMixin:
     """Model and tool calls against time since the run started, coloured by kind and error, with tooltips.
 
     Up to ``MAX_LANES`` calls get a labelled lane each; a longer run is drawn compactly, one line per step.
-    A dashed line marks each resume after an interruption.
+    A dashed line marks each resume after an interruption; a solid one the run's end at ``end_ms`` (its
+    duration, so the chart ends where the figures say).
     """
-    records = waterfall_records(timeline)
+    records = waterfall_records(timeline, stopped_step)
     if not records:
         return _resume_rules(resumes).properties(height=40)
-    chart = _compact_waterfall(records) if len(records) > MAX_LANES else _lanes_waterfall(records, timeline)
-    return alt.layer(chart, _resume_rules(resumes)) if resumes else chart
+    chart = _compact_waterfall(records) if len(records) > MAX_LANES else _lanes_waterfall(records, timeline, end_ms)
+    layers = [chart, *([_resume_rules(resumes)] if resumes else []), *([_end_rule(end_ms)] if end_ms else [])]
+    return alt.layer(*layers) if len(layers) > 1 else chart
+
+
+def _end_rule(end_ms: float) -> alt.LayerChart:
+    data = pd.DataFrame({"at": [end_ms], "label": [td("time.run_end", time=format_duration(end_ms))]})
+    rule = alt.Chart(data).mark_rule(color="#111827").encode(x="at:Q")
+    label = alt.Chart(data).mark_text(align="right", baseline="top", dx=-3, dy=2, color="#111827", fontSize=11)
+    return rule + label.encode(x="at:Q", y=alt.value(0), text="label:N")
 
 
 def waterfall_note(timeline: Timeline) -> str | None:
@@ -146,9 +167,9 @@ def _resume_rules(resumes: Sequence[float]) -> alt.LayerChart:
     return rule + label.encode(x="at:Q", y=alt.value(0), text="label:N")
 
 
-def _lanes_waterfall(records: list[dict[str, Any]], timeline: Timeline) -> alt.LayerChart:
+def _lanes_waterfall(records: list[dict[str, Any]], timeline: Timeline, end_ms: float | None) -> alt.LayerChart:
     """A lane per call, labelled, with the call's duration at the end of its bar."""
-    right = max([r["end"] for r in records] + [timeline.span_ms, 1.0]) * 1.15  # room for the duration labels
+    right = max([r["end"] for r in records] + [timeline.span_ms, end_ms or 0.0, 1.0]) * 1.15  # room for labels
     base = alt.Chart(pd.DataFrame(records)).encode(
         y=alt.Y("lane:N", sort=[r["lane"] for r in records], title=None, axis=alt.Axis(labelLimit=260)),
     )
@@ -230,8 +251,12 @@ def tokens_chart(rows: Sequence[TokenRow]) -> alt.Chart:
 # ── a session across its runs ────────────────────────────────────────────────────────────────────
 
 
-def session_records(runs: Sequence[RunMetrics]) -> list[dict[str, Any]]:
-    """Per run: tokens by kind and seconds by where they went (model, tools, the rest), in long format."""
+def session_records(runs: Sequence[RunMetrics], splits: dict[str, TimeSplit] | None = None) -> list[dict[str, Any]]:
+    """Per run: tokens by kind and seconds by where they went, in long format.
+
+    With the runs' ``splits`` (by run id) the seconds are model, tools, start and between calls, adding up to
+    the duration; without, model and tools as summed and the rest as "other".
+    """
     records: list[dict[str, Any]] = []
     for number, run in enumerate(runs, start=1):
         common = {
@@ -241,19 +266,27 @@ def session_records(runs: Sequence[RunMetrics]) -> list[dict[str, Any]]:
             "cost": format_cost(run.cost, estimated=run.usage.estimated),
             "duration": format_duration(run.duration_ms),
         }
-        other = max(0.0, run.duration_ms - run.model_ms - run.tool_ms)
         parts = [
             ("tokens", t("traces.tokens.prompt"), run.usage.prompt_tokens, 0),
             ("tokens", t("traces.tokens.completion"), run.usage.completion_tokens, 1),
-            ("time", t("traces.time.model"), run.model_ms / 1000, 0),
-            ("time", t("traces.time.tools"), run.tool_ms / 1000, 1),
-            ("time", t("traces.time.other"), other / 1000, 2),
+            *_time_parts(run, (splits or {}).get(run.run_id)),
         ]
         records += [
             {**common, "measure": measure, "part": part, "value": value, "order": order}
             for measure, part, value, order in parts
         ]
     return records
+
+
+def _time_parts(run: RunMetrics, split: TimeSplit | None) -> list[tuple[str, str, float, int]]:
+    if split is None:
+        other = max(0.0, run.duration_ms - run.model_ms - run.tool_ms)
+        seconds = [(t("traces.time.model"), run.model_ms), (t("traces.time.tools"), run.tool_ms)]
+        seconds.append((t("traces.time.other"), other))
+    else:
+        seconds = [(t("traces.time.model"), split.model_ms), (t("traces.time.tools"), split.tool_ms)]
+        seconds += [(td("time.start"), split.start_ms), (td("time.between"), split.between_ms)]
+    return [("time", part, ms / 1000, order) for order, (part, ms) in enumerate(seconds)]
 
 
 def _session_bars(records: list[dict[str, Any]], measure: str, colors: dict[str, str], title: str) -> alt.Chart:
@@ -290,11 +323,11 @@ def session_tokens_chart(runs: Sequence[RunMetrics]) -> alt.Chart:
     return _session_bars(session_records(runs), "tokens", colors, t("traces.col.tokens"))
 
 
-def session_time_chart(runs: Sequence[RunMetrics]) -> alt.Chart:
-    """Where each turn's time went: waiting for the model, in tools, and the rest (parsing, storing...)."""
-    colors = {
-        t("traces.time.model"): MODEL_COLOR,
-        t("traces.time.tools"): TOOL_COLOR,
-        t("traces.time.other"): OTHER_COLOR,
-    }
-    return _session_bars(session_records(runs), "time", colors, t("traces.chart.seconds"))
+def session_time_chart(runs: Sequence[RunMetrics], splits: dict[str, TimeSplit] | None = None) -> alt.Chart:
+    """Where each turn's time went: waiting for the model, in tools, and Sparrow's own work (named parts)."""
+    colors = {t("traces.time.model"): MODEL_COLOR, t("traces.time.tools"): TOOL_COLOR}
+    if splits is None:
+        colors[t("traces.time.other")] = OTHER_COLOR
+    else:
+        colors |= {td("time.start"): START_COLOR, td("time.between"): OTHER_COLOR}
+    return _session_bars(session_records(runs, splits), "time", colors, t("traces.chart.seconds"))

@@ -86,17 +86,19 @@ def trace_panel(
     *,
     live: bool,
     controls: Callable[[StepView], None] | None = None,
+    replay: bool = False,
 ) -> None:
     """The trace column: which turn (``number`` in its session), its tools and figures, and every step.
 
-    ``live``: the turn may still be running (its last step shows as running, and open).
+    ``live``: the turn may still be running (its last step shows as running, and open). ``replay``: a frame
+    of a recording, shown as the run stood at that point (never "running…").
     """
     st.subheader(t("trace.header"))
     if turn is None:
         st.caption(t("trace.none"))
         return
-    render.trace_header(turn, number, metrics)
-    render.steps(turn, prices, live=live, controls=controls)
+    render.trace_header(turn, number, metrics, replay=replay)
+    render.steps(turn, prices, live=live, replay=replay, controls=controls)
 
 
 def recent_turns(turns: Sequence[TurnView], session_id: str | None) -> Sequence[TurnView]:

@@ -18,10 +18,12 @@ from agent_core.events import Event, ModelFinished, with_full_messages
 from agent_core.formatting import clip, format_cost, format_duration, format_token_flow
 from agent_core.metrics import RunMetrics, StepMetrics
 from agent_core.pricing import PriceTable
+from agent_core.time_split import TimeSplit
 from agent_core.transcript import ActionView, StepView, TurnView
 from agent_core.untrusted import neutralize
 from sparrow_ui import render
 from sparrow_ui.i18n import t
+from sparrow_ui.strings_demo import td
 from sparrow_ui.table_cells import COST, DURATION_MS, styled
 from sparrow_ui.widgets import choose, translated_selectbox
 
@@ -29,13 +31,18 @@ LONG_TEXT = 1500
 """Texts longer than this get a scrolling box instead of their full height."""
 
 
-def run_summary(metrics: RunMetrics, status: str) -> None:
-    """Status, steps, tokens (prompt → completion), cost, and time with its split between model and tools."""
+def run_summary(metrics: RunMetrics, status: str, split: TimeSplit | None = None) -> None:
+    """Status, steps, tokens (prompt → completion), cost, and time with its split (parts that add up, when given)."""
     usage = metrics.usage
     tokens = format_token_flow(
         usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated, unit=t("unit.tokens")
     )
-    split = t("traces.col.split", model=format_duration(metrics.model_ms), tools=format_duration(metrics.tool_ms))
+    parts = t("traces.col.split", model=format_duration(metrics.model_ms), tools=format_duration(metrics.tool_ms))
+    if split is not None:
+        ms = (split.model_ms, split.tool_ms, split.start_ms, split.between_ms)
+        parts = td(
+            "time.split", **dict(zip(("model", "tools", "start", "between"), map(format_duration, ms), strict=True))
+        )
     row = st.container(horizontal=True, gap="large")
     row.metric(t("traces.col.status"), status, width="content")
     row.metric(t("traces.col.steps"), str(metrics.steps), width="content")
@@ -44,10 +51,11 @@ def run_summary(metrics: RunMetrics, status: str) -> None:
     row.metric(
         t("traces.col.duration"),
         format_duration(metrics.duration_ms),
-        delta=split,
+        delta=parts,
         delta_color="off",
         delta_arrow="off",
         width="content",
+        help=td("time.split_help") if split is not None else None,
     )
 
 
@@ -106,8 +114,9 @@ def inspect_key(run_id: str) -> str:
 
 
 def _select_from_table(table_key: str, run_id: str, steps_shown: list[int]) -> None:
-    """A row clicked in the table opens that step in the Inspector."""
-    rows = st.session_state[table_key].selection.rows
+    """A row (its checkbox) or any cell of it clicked in the table opens that step in the Inspector."""
+    selection = st.session_state[table_key].selection
+    rows = list(selection.rows) or [cell[0] for cell in getattr(selection, "cells", [])]
     if rows and rows[0] < len(steps_shown):
         choose(inspect_key(run_id), steps_shown[rows[0]])
 
@@ -158,7 +167,7 @@ def steps_table(metrics: RunMetrics, turn: TurnView) -> None:
         ),
         key=table_key,
         on_select=functools.partial(_select_from_table, table_key, turn.run_id, [row["step"] for row in shown]),
-        selection_mode="single-row",
+        selection_mode=["single-row", "single-cell"],  # a click on a cell picks its row's step too
         hide_index=True,
         column_order=step_columns(rows),
         column_config={

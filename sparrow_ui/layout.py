@@ -25,8 +25,8 @@ _CSS = """
   max-height: calc(100vh - 12rem); overflow-y: auto; overflow-x: hidden; padding-right: .25rem;
 }
 .st-key-turn-selected {
-  border-left: 4px solid #ff4b4b; padding-left: .6rem; border-radius: 4px;
-  background: rgba(255, 75, 75, 0.04);
+  border-left: 4px solid #1c83e1; padding-left: .6rem; border-radius: 4px;
+  background: rgba(28, 131, 225, 0.05);
 }
 .st-key-trace-column [data-testid="stCode"] pre, .st-key-trace-column [data-testid="stCode"] code {
   white-space: pre-wrap !important; word-break: break-word;

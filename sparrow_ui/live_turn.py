@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from functools import partial
 
+import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from agent_core.approvals import approval_key
-from agent_core.events import Event, ModelDelta
+from agent_core.events import Event, ModelDelta, RunStarted
 from agent_core.live import ActiveRun
 from agent_core.metrics import run_metrics
 from agent_core.transcript import ActionView, Transcript, TurnView
@@ -20,6 +22,24 @@ from sparrow_ui.session_view import prices
 
 TRACE_REDRAW_S = 0.5
 """While only text streams in, the trace panel is redrawn at most this often (the answer at every batch)."""
+
+START_WAIT_S = 5.0
+"""How long the page waits for a run it just started to record its question before drawing without it."""
+
+
+def until_started(live: ActiveRun) -> bool:
+    """Wait (up to START_WAIT_S) until the live run has recorded its start, so the page can draw its question.
+
+    A run starts in its thread: the page's rerun right after the question was sent often came before the
+    thread's first event, and drew the session as if nothing had been asked. True when the start is there.
+    """
+    deadline = time.monotonic() + START_WAIT_S
+    while True:
+        if any(isinstance(e, RunStarted) for e in (*live.base, *live.events)):
+            return True
+        if live.done or time.monotonic() >= deadline:
+            return False
+        live.wait(len(live.events), 0.05)
 
 
 def waiting(live: ActiveRun, turn: TurnView | None) -> list[tuple[int, ActionView]]:
@@ -62,16 +82,18 @@ def follow(
         turn = transcript.turn(live.run_id)
         if turn is None:
             return
-        if answer is not None:
-            with answer.container():
-                render.answer_body(turn)
+        if answer is None:  # the page was drawn before the run's start: draw it again with its question
+            st.rerun()
+        with answer.container():
+            render.answer_body(turn)
         now = time.monotonic()
-        only_text = all(isinstance(e, ModelDelta) for e in new)
+        only_text = bool(new) and all(isinstance(e, ModelDelta) for e in new)
         answering = bool(render.visible_answer(turn.live_text, turn.protocol))
         if only_text and (answering or now - last_trace < TRACE_REDRAW_S):
             return
         last_trace = now
         metrics = run_metrics([*live.base, *live.events], live.run_id, prices=prices())
+        metrics = replace(metrics, duration_ms=turn.clock.worked_ms(time.time()))  # the time so far, ticking
         with trace.container():
             trace_panel(turn, transcript.turns.index(turn) + 1, metrics, prices(), live=True)
             scroll_trace_to(-1, f"{turn.run_id}-{len(turn.steps)}")

@@ -2,8 +2,9 @@
 
 The same replay frames and the same chat and trace components as the Traces page's Replay, at the full
 width of the window with larger type and no sidebar. → / Space / Page Down go one step on (the step's reply
-streams in), ← / Page Up one back, Home / End to the first / last; the newest step is open and outlined in
-the trace. The keys are ``st.button`` shortcuts, so no script of ours runs in the page. The URL
+streams in), ← / Page Up one back, Home / End to the first / last; the current step is the only open one,
+outlined, and brought into view (presentation_style.py). The keys are ``st.button`` shortcuts. Entered from
+the Traces page's Replay, it starts at the step Replay showed. The URL
 (``/present?session=ID&present=1``, or ``/?session=ID&present=1``; ``&lang=zh`` for Chinese) opens a session
 straight into it.
 """
@@ -18,7 +19,8 @@ from sparrow_ui import examples, replay
 from sparrow_ui.i18n import LANGUAGES, t
 from sparrow_ui.imported import imported_mark
 from sparrow_ui.navigation import through_app
-from sparrow_ui.presentation_link import LANG_PARAM, PRESENT_PARAM
+from sparrow_ui.presentation_link import LANG_PARAM, PRESENT_PARAM, start_frame
+from sparrow_ui.presentation_style import follow_step, present_style
 from sparrow_ui.session_view import prices, session_view
 from sparrow_ui.state import SESSION_PARAM, current_session_id, get_store
 from sparrow_ui.strings_demo import td
@@ -27,20 +29,6 @@ STREAM_SPEED = 2.0
 """Replies stream in at twice the replay's 1× pace: fast enough to keep a talk moving."""
 HIDDEN_KEYS = (("present_space", "Space", 1), ("present_pagedown", "PageDown", 1), ("present_pageup", "PageUp", -1))
 """Extra keys (a clicker sends Page Down / Page Up) on buttons kept out of sight."""
-STYLE = """
-<style>
-[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"],
-[data-testid="stSidebarNav"], header[data-testid="stHeader"] {display: none !important;}
-.stMainBlockContainer, [data-testid="stMainBlockContainer"] {max-width: 100% !important; padding: 0.75rem 2rem;}
-[data-testid="stMain"] p, [data-testid="stMain"] li, [data-testid="stMain"] summary,
-[data-testid="stMain"] code {font-size: 1.2rem !important; line-height: 1.5;}
-[data-testid="stMain"] pre code {font-size: 1.05rem !important;}
-.st-key-present_space, .st-key-present_pagedown, .st-key-present_pageup {display: none !important;}
-.st-key-replay_trace [data-testid="stLayoutWrapper"]:has(> [data-testid="stExpander"]):not(
-  :has(~ [data-testid="stLayoutWrapper"] > [data-testid="stExpander"])) details {
-  outline: 3px solid #ff4b4b; border-radius: 0.5rem;}
-</style>
-"""
 
 
 def presentation() -> None:
@@ -48,7 +36,7 @@ def presentation() -> None:
     through_app()
     if (language := st.query_params.get(LANG_PARAM)) in LANGUAGES:
         st.session_state["lang_choice"] = language  # no sidebar here: a shared link says the language
-    st.html(STYLE)
+    present_style()
     session_id = current_session_id()
     try:
         view = session_view(get_store(), session_id)
@@ -61,28 +49,30 @@ def presentation() -> None:
         _exit_button(st.container(), session_id)
         return
     state = replay.cursor(f"present:{view.info.id}", len(frames))
+    if (entered := start_frame(view.info.id, events, [f.end for f in frames])) is not None:
+        state.update(cursor=entered, animate=False)
     _header(view.info.title, view.info.id, state)
     examples.banner(view.info, compact=True)
     imported_mark(view.info)
-    replay.Scene(events, frames, view.run_metrics, prices(), 1, widths=(1, 1)).open_at(state, STREAM_SPEED)
+    scene = replay.Scene(events, frames, view.run_metrics, prices(), 1, widths=(2, 3), after_draw=follow_step)
+    scene.open_at(state, STREAM_SPEED)
 
 
 def _header(title: str, session_id: str, state: dict[str, object]) -> None:
     """The session's title, the step buttons with their keys, and the way out."""
     row = st.container(horizontal=True, vertical_alignment="center", key="present_controls")
-    row.markdown(f"**{plain(title)}**")
+    row.container(key="present_title").markdown(f"**{plain(title)}**", help=plain(title))
     at_start, at_end = state["cursor"] == 0, state["cursor"] == state["count"] - 1  # type: ignore[operator]
     row.button("", icon=":material/first_page:", key="present_first", help=t("traces.replay.restart"),
                on_click=replay.go, kwargs={"to": 0}, disabled=at_start, shortcut="Home")  # fmt: skip
     row.button(t("traces.replay.previous"), icon=":material/skip_previous:", key="present_previous",
                on_click=replay.go, args=(-1,), disabled=at_start, shortcut="Left")  # fmt: skip
     row.button(t("traces.replay.next"), icon=":material/skip_next:", key="present_next", type="primary",
-               on_click=replay.go, args=(1,), disabled=at_end, shortcut="Right")  # fmt: skip
+               on_click=replay.go, args=(1,), disabled=at_end, shortcut="Right", help=td("present.keys"))  # fmt: skip
     row.button("", icon=":material/last_page:", key="present_last", help=t("traces.replay.end"),
                on_click=replay.go, kwargs={"to": -1}, disabled=at_end, shortcut="End")  # fmt: skip
     for key, shortcut, by in HIDDEN_KEYS:
         row.button(shortcut, key=key, on_click=replay.go, args=(by,), shortcut=shortcut)
-    row.caption(td("present.keys"))
     _exit_button(row, session_id)
 
 

@@ -22,7 +22,16 @@ from agent_core.transcript import ActionView, StepView, TurnView
 from agent_core.untrusted import neutralize, plain
 from sparrow_ui.i18n import status_label, t
 from sparrow_ui.literal import literal
-from sparrow_ui.step_status import failing, raw_arguments, repeated_from, step_chips, stopped_here
+from sparrow_ui.step_status import (
+    failing,
+    format_retry_number,
+    raw_arguments,
+    repeated_from,
+    step_chips,
+    step_icon,
+    stopped_here,
+)
+from sparrow_ui.strings_demo import td
 
 _FINAL = re.compile(r"(?:final[ _]*answer|最终答案)[ \t*_]*[:：]", re.IGNORECASE)
 LONG_OBSERVATION = 600
@@ -104,9 +113,10 @@ def turn_caption(turn: TurnView, metrics: RunMetrics | None) -> str:
     return f"{icon} {status} · {literal(metrics_line(metrics))}" if metrics else f"{icon} {status}"
 
 
-def trace_header(turn: TurnView, number: int, metrics: RunMetrics | None) -> None:
-    """Which turn the trace shows, and its tool usage summary."""
-    st.markdown(f"**{t('trace.turn', n=number)}** · {status_label(turn.status)}")
+def trace_header(turn: TurnView, number: int, metrics: RunMetrics | None, *, replay: bool = False) -> None:
+    """Which turn the trace shows, and its tool usage summary (``replay``: a frame of a recording)."""
+    status = td("trace.replay_status") if replay and not turn.finished else status_label(turn.status)
+    st.markdown(f"**{t('trace.turn', n=number)}** · {status}")
     st.caption(literal(clip(turn.question, 160)))
     if metrics is not None:
         st.caption(f":material/build: {tool_summary(metrics.tools)}")
@@ -114,35 +124,33 @@ def trace_header(turn: TurnView, number: int, metrics: RunMetrics | None) -> Non
 
 
 def steps(
-    turn: TurnView, prices: PriceTable, *, live: bool = False, controls: Callable[[StepView], None] | None = None
+    turn: TurnView,
+    prices: PriceTable,
+    *,
+    live: bool = False,
+    replay: bool = False,
+    controls: Callable[[StepView], None] | None = None,
 ) -> None:
-    """Every step of a turn as an expandable item with status chips; a running step as an ``st.status``.
+    """Every step of a turn as an expandable item whose icon and chips say its state (running, ok, error, stopped).
 
-    Failing steps open by themselves; a run that ended without an answer ends with a marker saying why.
-    ``controls`` draws a finished step's own buttons at its end (what-if: edit and continue, re-sample).
+    The running step and failing steps open by themselves; a run that ended without an answer ends with a
+    marker saying why. ``replay``: a frame of a recording (its last step is shown as it was then): only that
+    step, the one the frame is about, is open. ``controls`` draws a finished step's own buttons at its end
+    (what-if: edit and continue, re-sample).
     """
     last = len(turn.steps) - 1
     for index, step in enumerate(turn.steps):
         if step.number in turn.resumed_at:
             st.caption(f":material/replay: {t('trace.resumed')}")
         waiting = any(a.approval == "pending" for a in step.actions)
-        running = live and not turn.finished and index == last and not waiting
-        label = (
-            _step_label(step, turn.model, prices)
-            + " "
-            + " ".join(c.markdown() for c in step_chips(turn, index, live=live))
-        )
-        if running:
-            with st.status(label, state="running", expanded=True):
-                _offered(step, turn)
-                step_body(step, turn, index)
-        else:
-            opened = (live and index == last) or waiting or failing(turn, index)
-            with st.expander(label, expanded=opened, icon=_step_icon(turn, index)):
-                _offered(step, turn)
-                step_body(step, turn, index)
-                if controls is not None:
-                    controls(step)
+        chips = " ".join(c.markdown() for c in step_chips(turn, index, live=live, replay=replay))
+        label = _step_label(step, turn.model, prices) + " " + chips
+        opened = index == last if replay else (live and index == last) or waiting or failing(turn, index)
+        with st.expander(label, expanded=opened, icon=step_icon(turn, index, live=live)):
+            _offered(step, turn)
+            step_body(step, turn, index, replay=replay)
+            if controls is not None and not replay and not (live and not turn.finished and index == last):
+                controls(step)
     run_end_marker(turn)
 
 
@@ -154,27 +162,15 @@ def run_end_marker(turn: TurnView) -> None:
         st.info(t("trace.end.cancelled"), icon=":material/stop_circle:")
     elif turn.status == "timeout":
         st.error(t("trace.end.timeout"), icon=":material/timer_off:")
+    elif turn.status == "format_error":
+        unusable = format_retry_number(turn, len(turn.steps) - 1) if turn.steps else 0
+        st.error(td("trace.end.format_error", n=unusable), icon=":material/block:")
 
 
 def _offered(step: StepView, turn: TurnView) -> None:
     """Which tools the model was shown, when tool retrieval offered only some of them."""
     if step.offered_tools and len(step.offered_tools) < turn.tool_count:
         st.caption(t("trace.offered", tools=", ".join(step.offered_tools)))
-
-
-def _step_icon(turn: TurnView, index: int) -> str:
-    step = turn.steps[index]
-    if any(a.approval == "pending" for a in step.actions):
-        return ":material/front_hand:"
-    if step.thinking:
-        return ":material/hourglass_top:"
-    if stopped_here(turn, index):
-        return ":material/stop_circle:"
-    if failing(turn, index):
-        return ":material/error:"
-    if step.final_answer is not None:
-        return ":material/check_circle:"
-    return ":material/build:"
 
 
 def _step_label(step: StepView, model: str, prices: PriceTable) -> str:
@@ -188,7 +184,7 @@ def _step_label(step: StepView, model: str, prices: PriceTable) -> str:
 def step_numbers(step: StepView, model: str, prices: PriceTable) -> str:
     """Tokens, latency and cost of a step's model call."""
     if step.usage is None:
-        return t("trace.running") if step.thinking else ""
+        return ""
     if step.model_error and not step.usage.total_tokens:
         return format_duration(step.latency_ms)
     usage = step.usage
@@ -200,8 +196,11 @@ def step_numbers(step: StepView, model: str, prices: PriceTable) -> str:
     return " · ".join([format_duration(step.latency_ms), tokens, *priced])
 
 
-def step_body(step: StepView, turn: TurnView | None = None, index: int = 0) -> None:
-    """Thought, action(s) with arguments, observation(s), errors (each once); or the streaming text."""
+def step_body(step: StepView, turn: TurnView | None = None, index: int = 0, *, replay: bool = False) -> None:
+    """Thought, action(s) with arguments, observation(s), errors (each once); or the streaming text.
+
+    ``replay``: a frame of a recording, where a call without its result yet gets it in the next frame.
+    """
     if step.reasoning:
         st.markdown(f"**{t('trace.reasoning')}**")
         st.text(clip(step.reasoning, 4000))
@@ -221,7 +220,7 @@ def step_body(step: StepView, turn: TurnView | None = None, index: int = 0) -> N
     if turn is not None and (earlier := repeated_from(turn, index)) is not None:
         st.warning(t("trace.repeated", n=earlier), icon=":material/repeat:")
     for action in step.actions:
-        action_block(action, raw_arguments(step, action))
+        action_block(action, raw_arguments(step, action), replay=replay)
     for flag in step.flags:
         found = ", ".join(f"{f.get('label', f.get('kind'))} ({f.get('masked')})" for f in flag.findings)
         st.warning(
@@ -234,7 +233,7 @@ def step_body(step: StepView, turn: TurnView | None = None, index: int = 0) -> N
         st.caption(t("trace.ttft", time=format_duration(step.ttft_ms)))
 
 
-def action_block(action: ActionView, raw: str | None = None) -> None:
+def action_block(action: ActionView, raw: str | None = None, *, replay: bool = False) -> None:
     """One tool call: name, arguments (the raw text when the model's were not JSON), and its observation or error.
 
     A failed call shows its error once: the observation is left out when it only repeats the error.
@@ -249,7 +248,7 @@ def action_block(action: ActionView, raw: str | None = None) -> None:
     if action.approval == "pending":
         return
     if action.running:
-        st.caption(f"⏳ {t('trace.running')}")
+        st.caption(f"⏳ {td('trace.result_next') if replay else t('trace.running')}")
         return
     output = action.output or ""
     if action.error:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +43,8 @@ MAX_STREAM_S = 4.0
 """A long reply streams in this long at most, at 1×."""
 MAX_STREAM_UPDATES = 40
 """Redraws per streamed reply at most (words are grouped beyond that)."""
+PLAY_WIDTH = 120
+"""Play and Pause share one width (px), so switching between them does not move the buttons beside them."""
 STATE_KEY = "replay_state"
 SPEED_KEY = "replay_speed"
 _WORDS = re.compile(r"\S+\s*|\s+")
@@ -163,13 +165,27 @@ def _pause() -> None:
     st.session_state[STATE_KEY]["playing"] = False
 
 
-def controls(state: dict[str, Any]) -> float:
-    """Restart, previous, play/pause, next, end and speed; returns the speed."""
+def position(events: Sequence[Event], frame: Frame) -> tuple[str, int] | None:
+    """Where a replay is at ``frame``: the run of the last event shown, and how many of that run's events are shown."""
+    shown = events[: frame.end]
+    if not shown:
+        return None
+    run_id = shown[-1].run_id
+    return run_id, sum(1 for e in shown if e.run_id == run_id)
+
+
+def controls(state: dict[str, Any], at: tuple[str, int] | None = None) -> float:
+    """Restart, previous, play/pause, next, end and speed; returns the speed (``at``: the replay's position)."""
     row = st.container(horizontal=True, vertical_alignment="center")
     _back_buttons(row, at_start=state["cursor"] == 0)
     if state["playing"]:
         row.button(
-            t("traces.replay.pause"), icon=":material/pause:", key="replay_pause", type="primary", on_click=_pause
+            t("traces.replay.pause"),
+            icon=":material/pause:",
+            key="replay_pause",
+            type="primary",
+            on_click=_pause,
+            width=PLAY_WIDTH,
         )
     else:
         row.button(
@@ -179,10 +195,11 @@ def controls(state: dict[str, Any]) -> float:
             type="primary",
             on_click=_play,
             disabled=state["count"] < 2,
+            width=PLAY_WIDTH,
         )
     _forward_buttons(row, at_end=state["cursor"] >= state["count"] - 1)
     speed = _speed(row)
-    presentation_button(row)
+    presentation_button(row, at)
     return speed
 
 
@@ -256,6 +273,9 @@ class Scene:
     """Number of the first replayed turn in its session (a single run keeps its place in the conversation)."""
     widths: tuple[int, int] = (3, 2)
     """Relative widths of the chat and trace columns (presentation mode gives the trace more room)."""
+    after_draw: Callable[[str], None] | None = None
+    """Called in the trace column after each frame is drawn, with a token new at every draw (presentation
+    mode brings the current step into view with it)."""
     progress: Any = None
     chat: Any = None
     trace: Any = None
@@ -264,7 +284,7 @@ class Scene:
         """Make the progress bar, the chat column and the trace column, as on the Chat page."""
         self.progress = st.empty()
         chat, trace = st.columns(list(self.widths), gap="large")
-        trace = trace.container(key="replay_trace")
+        chat, trace = chat.container(key="replay_chat"), trace.container(key="replay_trace")
         self.chat, self.trace = chat.empty(), trace.empty()
 
     def draw(self, transcript: Transcript, shown: Sequence[Event], *, complete: bool) -> None:
@@ -275,7 +295,10 @@ class Scene:
         metrics = run_metrics(shown, turn.run_id, prices=self.prices) if turn and shown else None
         with self.trace.container():
             number = self.first_turn + len(transcript.turns) - 1
-            trace_panel(turn, number, metrics, self.prices, live=not (complete and turn and not turn.finished))
+            live = not (complete and turn and not turn.finished)
+            trace_panel(turn, number, metrics, self.prices, live=live, replay=True)
+            if self.after_draw is not None:
+                self.after_draw(str(time.monotonic_ns()))
 
     def open_at(self, state: dict[str, Any], speed: float) -> None:
         """Place the scene and draw the cursor's frame: streamed in when a step button just moved to it."""
@@ -324,7 +347,7 @@ def player(
         st.info(t("traces.replay.empty"))
         return
     state = cursor(replay_id, len(all_frames))
-    speed = controls(state)
+    speed = controls(state, position(events, all_frames[state["cursor"]]))
     scene = Scene(events, all_frames, run_metrics, prices, first_turn)
     scene.open_at(state, speed)
     if not state["playing"]:

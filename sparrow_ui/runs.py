@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 
 import streamlit as st
@@ -23,6 +24,8 @@ from sparrow_ui.i18n import t
 from sparrow_ui.state import ModelConfig, live_runs
 
 WATCH_INTERVAL_S = 0.1
+TICK_S = 1.0
+"""While a run is silent, its live figures are redrawn this often."""
 _QUEUED = "queued_question"
 
 
@@ -154,13 +157,15 @@ def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig
 def watch(live: ActiveRun, redraw: Callable[[list[Event]], None], *, since: int = 0) -> None:
     """Redraw as the run's events arrive, until it ends or asks for an approval (the page then reruns to ask).
 
+    While nothing arrives, ``redraw([])`` is called every TICK_S, so live figures (the elapsed time) go on.
     A click elsewhere interrupts this script run; the agent's run goes on in its thread.
     """
-    seen = since
+    seen, ticked = since, time.monotonic()
     while True:
         new = live.wait(seen, WATCH_INTERVAL_S)
-        if new:
+        if new or time.monotonic() - ticked >= TICK_S:
             seen += len(new)
+            ticked = time.monotonic()
             redraw(new)
             if any(isinstance(e, ApprovalRequested) for e in new):
                 return

@@ -12,6 +12,7 @@ from sparrow_ui.i18n import t
 from sparrow_ui.literal import literal
 from sparrow_ui.session_view import SessionView, prices
 from sparrow_ui.state import open_session
+from sparrow_ui.uploader_text import uploader_words
 
 
 def session_controls(store: SessionStore, view: SessionView, *, live_run_id: str | None) -> None:
@@ -25,7 +26,10 @@ def session_controls(store: SessionStore, view: SessionView, *, live_run_id: str
         if view.info is not None:
             session_id = view.info.id
             st.caption(plain(view.info.title))
-            with st.popover(t("session.save"), icon=":material/bookmark_add:", use_container_width=True):
+            with (
+                st.popover(t("session.save"), icon=":material/bookmark_add:", use_container_width=True),
+                st.container(width=280),  # the same width before and after saving
+            ):
                 name = st.text_input(t("session.snapshot_name"), key="snapshot_name", max_chars=100)
                 if st.button(t("session.save"), key="snapshot_save", type="primary"):
                     snapshot = store.save_snapshot(session_id, name.strip() or None)
@@ -39,6 +43,7 @@ def session_controls(store: SessionStore, view: SessionView, *, live_run_id: str
                 use_container_width=True,
                 on_click="ignore",
             )
+        uploader_words()
         upload_key = f"upload_{st.session_state.get('upload_round', 0)}"
         uploaded = st.file_uploader(t("session.upload"), type=["json"], key=upload_key)
         if uploaded is not None:

@@ -9,13 +9,46 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from agent_core.transcript import ActionView, StepView, TurnView
 from sparrow_ui.i18n import t
+from sparrow_ui.strings_demo import td
 
 _HTTP_CODE = re.compile(r"\((\d{3})\)")
 DEFAULT_FORMAT_RETRIES = 2
 """The agent's default, for runs recorded without the setting."""
+
+
+StepState = Literal["running", "ok", "error", "stopped"]
+"""The one state of a step, the same in the chat's trace, a replay, presentation mode and the waterfall."""
+STATE_ICONS: dict[str, str] = {
+    "running": "spinner",
+    "ok": ":material/check_circle:",
+    "error": ":material/error:",
+    "stopped": ":material/stop_circle:",
+}
+"""The icon of each state (a step waiting for an approval is running, with a hand)."""
+
+
+def step_state(turn: TurnView, index: int, *, live: bool) -> StepState:
+    """Where step ``index`` of ``turn`` stands: ``live`` means the turn may still be going (its last step runs)."""
+    step = turn.steps[index]
+    if live and not turn.finished and index == len(turn.steps) - 1:
+        return "running"
+    if stopped_here(turn, index) and not failing(turn, index):
+        return "stopped"
+    if failing(turn, index):
+        return "error"
+    return "stopped" if step.thinking else "ok"  # a reply that never came: the run was interrupted in it
+
+
+def step_icon(turn: TurnView, index: int, *, live: bool) -> str:
+    """The icon of the step's state."""
+    state = step_state(turn, index, live=live)
+    if state == "running" and any(a.approval == "pending" for a in turn.steps[index].actions):
+        return ":material/front_hand:"
+    return STATE_ICONS[state]
 
 
 @dataclass(frozen=True)
@@ -31,10 +64,14 @@ class Chip:
         return f":{self.color}-badge[{self.text}]"
 
 
-def step_chips(turn: TurnView, index: int, *, live: bool) -> list[Chip]:
-    """The chips of step ``index`` of ``turn``: what went wrong (or right), in the order it happened."""
+def step_chips(turn: TurnView, index: int, *, live: bool, replay: bool = False) -> list[Chip]:
+    """The chips of step ``index`` of ``turn``: what went wrong (or right), in the order it happened.
+
+    ``replay``: a frame of a recording, where the last step is not running but shown as it was at that point.
+    """
     step = turn.steps[index]
     last = index == len(turn.steps) - 1
+    state = step_state(turn, index, live=live)
     chips: list[Chip] = []
     if retried := retried_after(step):
         chips.append(Chip(t("chip.model_retry", what=retried), "orange"))
@@ -43,9 +80,7 @@ def step_chips(turn: TurnView, index: int, *, live: bool) -> list[Chip]:
     elif step.model_error:
         chips.append(Chip(t("chip.model_error"), "red"))
     if step.format_error:
-        chips.append(
-            Chip(t("chip.format_retry", n=format_retry_number(turn, index), max=format_retries(turn)), "orange")
-        )
+        chips.append(format_chip(turn, index))
     if any(a.error for a in step.actions):
         chips.append(Chip(t("chip.tool_error"), "red"))
     if (earlier := repeated_from(turn, index)) is not None:
@@ -54,11 +89,21 @@ def step_chips(turn: TurnView, index: int, *, live: bool) -> list[Chip]:
         chips.append(Chip(t("chip.step_limit"), "red"))
     if any(a.approval == "pending" for a in step.actions):
         chips.append(Chip(t("chip.waiting"), "blue"))
-    elif live and last and not turn.finished and not step.thinking:  # a thinking step's label says so
-        chips.append(Chip(t("chip.running"), "blue"))
-    elif not chips and not step.thinking:
+    elif state == "running":
+        chips.append(Chip(td("chip.replaying") if replay else t("chip.running"), "blue"))
+    elif state == "stopped" and not stopped_here(turn, index):
+        chips.append(Chip(td("chip.interrupted"), "gray"))
+    elif not chips:
         chips.append(Chip(t("chip.answer") if step.final_answer is not None else t("chip.ok"), "green"))
     return chips
+
+
+def format_chip(turn: TurnView, index: int) -> Chip:
+    """An unusable reply: which retry it led to (``retry 1 of 2``), or that the run gave up on it."""
+    number, allowed = format_retry_number(turn, index), format_retries(turn)
+    if number > allowed:
+        return Chip(td("chip.format_gave_up", n=number), "red")
+    return Chip(td("chip.format_retry", n=number, max=allowed), "orange")
 
 
 def stopped_here(turn: TurnView, index: int) -> bool:

@@ -89,6 +89,48 @@ STRINGS: dict[str, dict[str, str]] = {
     "compare.protocol": {"en": "Protocol", "zh": "协议"},
     "compare.model": {"en": "Model", "zh": "模型"},
     "compare.temperature": {"en": "Temperature", "zh": "温度"},
+    "chip.replaying": {"en": "at this point", "zh": "进行到此处"},
+    "chip.interrupted": {"en": "interrupted", "zh": "已中断"},
+    "chip.format_retry": {
+        "en": "unusable reply · retry {n} of {max}",
+        "zh": "回复格式错误 · 第 {n} 次重试（共 {max} 次）",
+    },
+    "chip.format_gave_up": {"en": "unusable reply · gave up after {n}", "zh": "回复格式错误 · {n} 次后放弃"},
+    "trace.end.format_error": {
+        "en": "The run stopped here: the model replied in an unusable format {n} times in a row.",
+        "zh": "运行在此停止：模型连续 {n} 次以无法解析的格式回复。",
+    },
+    "time.start": {"en": "start (prompt, memory, storing)", "zh": "启动（提示词、记忆、存储）"},
+    "time.between": {"en": "between calls (parsing, checks, storing)", "zh": "调用之间（解析、检查、存储）"},
+    "time.split": {
+        "en": "model {model} + tools {tools} + start {start} + between calls {between}",
+        "zh": "模型 {model} + 工具 {tools} + 启动 {start} + 调用之间 {between}",
+    },
+    "time.split_help": {
+        "en": "The parts add up to the duration, the time the run's events span. Start: before the first model "
+        "call (the prompt built from history, memory and tool schemas; the question stored). Between calls: "
+        "parsing replies, checking arguments and guards, storing each event. Parallel tool calls count once.",
+        "zh": "各部分相加即为耗时，也就是这次运行的事件所跨越的时间。"
+        "启动：第一次模型调用之前（用历史、记忆和工具定义组装提示词；存储问题）。"
+        "调用之间：解析回复、检查参数和防护、存储每个事件。并行的工具调用只计一次。",
+    },
+    "time.run_end": {"en": "end · {time}", "zh": "结束 · {time}"},
+    "sessions.search": {"en": "Search", "zh": "搜索"},
+    "sessions.search_hint": {"en": "Words in the title or any question", "zh": "标题或任一问题中的词"},
+    "sessions.model": {"en": "Model", "zh": "模型"},
+    "sessions.status": {"en": "Last run", "zh": "最后一次运行"},
+    "sessions.dates": {"en": "Updated between", "zh": "更新日期范围"},
+    "sessions.no_run": {"en": "no run yet", "zh": "尚无运行"},
+    "sessions.no_match": {"en": "No session matches these filters.", "zh": "没有符合这些条件的会话。"},
+    "sessions.page": {
+        "en": "Page {n} of {total} · {count} sessions",
+        "zh": "第 {n} 页，共 {total} 页 · {count} 个会话",
+    },
+    "sessions.next": {"en": "Next", "zh": "下一页"},
+    "sessions.turns": {"en": "{n} turn(s)", "zh": "{n} 轮"},
+    "sessions.last_question": {"en": "last: {question}", "zh": "最后：{question}"},
+    "trace.result_next": {"en": "its result comes in the next step", "zh": "结果在下一步显示"},
+    "trace.replay_status": {"en": "replay", "zh": "回放"},
     "compare.rerun_running": {"en": "Running the question again…", "zh": "正在重新运行这个问题…"},
 }
 

@@ -13,7 +13,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "turn.shown": {"en": "shown", "zh": "显示中"},
     "chip.ok": {"en": "ok", "zh": "正常"},
     "chip.tool_error": {"en": "tool error", "zh": "工具错误"},
-    "chip.format_retry": {"en": "format retry {n}/{max}", "zh": "格式重试 {n}/{max}"},
     "chip.model_retry": {"en": "retried after {what}", "zh": "{what} 后已重试"},
     "chip.an_error": {"en": "an error", "zh": "出错"},
     "chip.no_reply": {"en": "no reply", "zh": "无响应"},

@@ -65,7 +65,7 @@ def test_each_step_says_what_happened_and_failing_steps_open(demo: tuple[Session
     failing = steps(chat_on(session_id, 2))
     assert ":red-badge[tool error]" in failing[0][0] and failing[0][1] is True and failing[1][1] is False
     retries = steps(chat_on(session_id, 3))
-    assert ":orange-badge[format retry 1/2]" in retries[0][0] and retries[0][1] is True
+    assert ":orange-badge[unusable reply · retry 1 of 2]" in retries[0][0] and retries[0][1] is True
     assert ":violet-badge[same action as step 2]" in retries[2][0]
     limit = chat_on(session_id, 5)
     assert ":red-badge[step limit reached]" in steps(limit)[-1][0] and steps(limit)[-1][1] is True

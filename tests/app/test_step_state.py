@@ -1,0 +1,84 @@
+"""One state model for a step (running, ok, error, stopped) and a page that waits for a run it just started."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from agent_core.agent import Agent
+from agent_core.events import Event, RunFinished, RunStarted
+from agent_core.limits import CancelToken
+from agent_core.live import LiveRun
+from agent_core.testing import ScriptedModel
+from agent_core.tools import builtin_tools
+from agent_core.transcript import Transcript
+from sparrow_ui.live_turn import until_started
+from sparrow_ui.step_status import step_chips, step_icon, step_state
+from tests.core.helpers import answer, react
+
+
+def _turn(replies: list[str], *, cut: int | None = None) -> tuple[Transcript, list[Event]]:
+    events = list(Agent(model=ScriptedModel(replies), tools=builtin_tools()).run("What is 6 * 7?"))
+    shown = events[:cut] if cut is not None else events
+    return Transcript.from_events(shown), events
+
+
+def test_a_running_step_has_one_state_live_and_in_a_replay() -> None:
+    replies = [react("Multiply.", "calculator", expression="6 * 7"), answer("Done.", "42")]
+    transcript, events = _turn(replies, cut=None)
+    finished = transcript.turns[0]
+    assert [step_state(finished, i, live=False) for i in range(2)] == ["ok", "ok"]
+    cut = next(i for i, e in enumerate(events) if e.type == "step_started" and e.step == 2) + 1
+    half = Transcript.from_events(events[:cut]).turns[0]
+    assert step_state(half, 1, live=True) == "running" and step_icon(half, 1, live=True) == "spinner"
+    assert [c.text for c in step_chips(half, 1, live=True)] == ["running"]
+    assert [c.text for c in step_chips(half, 1, live=True, replay=True)] == ["at this point"]
+    assert step_state(half, 1, live=False) == "stopped"  # an interrupted recording: never "running"
+
+
+def test_a_run_ended_by_unusable_replies_counts_them_without_going_over() -> None:
+    transcript, _ = _turn(["no format here", "still none", "nope"])
+    turn = transcript.turns[0]
+    assert turn.status == "format_error"
+    chips = [[c.text for c in step_chips(turn, i, live=False)] for i in range(len(turn.steps))]
+    assert chips == [
+        ["unusable reply · retry 1 of 2"],
+        ["unusable reply · retry 2 of 2"],
+        ["unusable reply · gave up after 3"],
+    ]
+    assert [step_state(turn, i, live=False) for i in range(3)] == ["error", "error", "error"]
+
+
+def _late_start(delay: float) -> Iterator[Event]:
+    time.sleep(delay)
+    yield RunStarted(run_id="run_1", ts=time.time(), question="late?", model="m", protocol="react")
+    yield RunFinished(run_id="run_1", ts=time.time(), status="completed")
+
+
+def test_the_page_waits_for_a_run_that_starts_late() -> None:
+    live = LiveRun("ses", _late_start(0.4), CancelToken(), run_id="run_1").start()
+    assert not live.events  # the page's rerun comes before the run's first event
+    assert until_started(live) is True and isinstance(live.events[0], RunStarted)
+
+
+def test_the_page_does_not_wait_for_a_run_that_ended_without_starting() -> None:
+    live = LiveRun("ses", iter(()), CancelToken(), run_id="run_1").start()
+    live.join(2)
+    assert until_started(live) is False
+
+
+def test_a_runs_time_splits_into_parts_that_add_up_to_its_duration() -> None:
+    from agent_core.metrics import run_metrics
+    from agent_core.time_split import time_split
+    from agent_core.timeline import build_timeline
+
+    replies = [react("Multiply.", "calculator", expression="6 * 7"), answer("Done.", "42")]
+    transcript, events = _turn(replies)
+    turn = transcript.turns[0]
+    split = time_split(turn)
+    duration = run_metrics(events).duration_ms
+    assert split.total_ms == pytest.approx(duration) and duration == pytest.approx(turn.worked_ms)
+    assert min(split.model_ms, split.tool_ms, split.start_ms, split.between_ms) >= 0
+    assert max(row.end_ms for row in build_timeline(events).rows) <= duration + 1e-6  # the waterfall ends within it
