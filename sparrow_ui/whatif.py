@@ -39,6 +39,7 @@ from sparrow_ui.literal import literal
 from sparrow_ui.session_view import prices
 from sparrow_ui.state import ModelConfig, available_tools, live_runs
 from sparrow_ui.strings_whatif import tw
+from sparrow_ui.widgets import translated_radio
 
 KINDS = ("observation", "action", "thought", "answer", "settings")
 
@@ -77,7 +78,10 @@ def edit_form(
 ) -> None:
     """What to change at this step, the settings from here on, and Continue."""
     st.caption(tw("whatif.edit_help"))
-    kind = st.radio(tw("whatif.what"), _kinds(step), format_func=lambda k: tw(f"whatif.kind.{k}"), key=f"{key}_kind")
+    kinds = _kinds(step)
+    kind = translated_radio(
+        tw("whatif.what"), kinds, key=f"{key}_kind", default=kinds[0], format_func=lambda k: tw(f"whatif.kind.{k}")
+    )
     edit = _edit_fields(kind, step, key)
     branch = _settings_fields(config, turn, key)
     if not config.configured:
@@ -138,9 +142,15 @@ def _settings_fields(config: ModelConfig, turn: TurnView, key: str) -> BranchSet
     model = st.text_input(tw("whatif.model"), value=turn.model or config.model, key=f"{key}_model", max_chars=200)
     base_url = st.text_input(tw("whatif.base_url"), value="", key=f"{key}_base", max_chars=500)
     choices = list(PROTOCOLS)
-    index = choices.index(turn.protocol) if turn.protocol in choices else 0
-    protocol = st.radio(tw("whatif.protocol"), choices, index=index, horizontal=True, format_func=protocol_name,
-                        key=f"{key}_protocol")  # fmt: skip
+    default = turn.protocol if turn.protocol in choices else choices[0]
+    protocol = translated_radio(
+        tw("whatif.protocol"),
+        choices,
+        key=f"{key}_protocol",
+        default=default,
+        format_func=protocol_name,
+        horizontal=True,
+    )
     before = recorded.get("temperature")
     start = float(before) if isinstance(before, (int, float)) and 0 <= before <= 1.5 else config.temperature
     temperature = st.slider(tw("whatif.temperature"), 0.0, 1.5, start, 0.1, key=f"{key}_temperature")

@@ -13,6 +13,7 @@ from agent_core.sessions import run_in_session
 from agent_core.store import SessionStore, import_session
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.tools import calculator
+from agent_core.value_limits import MAX_COUNT, MAX_DURATION_MS
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 from tests.app.test_chat_page import APP, TIMEOUT, ask, open_app, texts
 from tests.core.test_endpoint_errors import HTML, WEB_PAGE
@@ -94,15 +95,15 @@ def test_hostile_content_never_becomes_an_image_on_any_page(store: SessionStore)
 
 
 def extreme_document() -> str:
-    """A session file at every limit import allows: it must render everywhere."""
+    """A session file at every limit import allows (``value_limits``): it must render everywhere."""
     from tests.store.test_import_limits import nested, of_type, valid_document
 
     document = json.loads(json.dumps(valid_document()))
-    of_type(document, "model_finished")["latency_ms"] = 1e308
-    of_type(document, "model_finished")["usage"]["prompt_tokens"] = 2**53
+    of_type(document, "model_finished")["latency_ms"] = MAX_DURATION_MS
+    of_type(document, "model_finished")["usage"]["prompt_tokens"] = MAX_COUNT
     of_type(document, "tool_started")["arguments"] = {"x": nested(60)}
     of_type(document, "tool_finished")["details"] = {"tiny": 5e-324, "big": -(2**53)}
-    of_type(document, "tool_finished")["duration_ms"] = 1e300
+    of_type(document, "tool_finished")["duration_ms"] = MAX_DURATION_MS
     document["events"][0]["ts"] = 0.0
     document["events"][-1]["ts"] = 4_102_444_800.0
     document["session"]["updated_at"] = 4_102_444_800.0

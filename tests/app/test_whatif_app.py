@@ -80,7 +80,7 @@ def test_edit_step_2s_observation_continue_and_see_the_diff(store: SessionStore,
     before = store.events(sid)
     at = traces(sid, 2)
     key = f"whatif_{rid}_2"
-    assert at.radio(key=f"{key}_kind").options == [
+    assert at.radio(key=f"{key}_kind.en").options == [
         "The tool's result",
         "The action and its arguments",
         "The thought",
