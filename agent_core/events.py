@@ -18,8 +18,8 @@ from typing import Annotated, Any, Literal, TypeAlias, get_args
 
 from pydantic import Field, TypeAdapter
 
-RunStatus = Literal["completed", "max_steps", "timeout", "cancelled", "format_error", "error"]
-RUN_STATUSES: tuple[str, ...] = ("completed", "max_steps", "timeout", "cancelled", "format_error", "error")
+RunStatus = Literal["completed", "max_steps", "timeout", "cancelled", "format_error", "error", "repeated"]
+RUN_STATUSES: tuple[str, ...] = ("completed", "max_steps", "timeout", "cancelled", "format_error", "error", "repeated")
 
 
 @dataclass(frozen=True)
@@ -270,6 +270,42 @@ class OutputFlagged(EventBase):
 
 
 @dataclass(frozen=True, kw_only=True)
+class CallRepeated(EventBase):
+    """The model asked for exactly a call it made earlier in the run (same tool, same canonical arguments)."""
+
+    type: Literal["call_repeated"] = field(default="call_repeated", init=False)
+    """Always ``call_repeated``."""
+    step: int
+    """The step that repeated the call."""
+    call_id: str
+    """The repeating call; its ToolFinished (with the earlier result restated) carries the same id."""
+    tool: str
+    """Name of the tool."""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    """The arguments, the same as the earlier call's."""
+    first_step: int
+    """The step that made the call first (its result is the one restated)."""
+    repeats: int
+    """How many repeated calls the run has made so far, this one included."""
+    ran: bool = False
+    """False: not run again (``repeat_policy`` ``redirect``); True: run again (``allow``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnswerRequested(EventBase):
+    """After repeated calls the model's next request is narrowed: it is asked for the answer (or another step)."""
+
+    type: Literal["answer_requested"] = field(default="answer_requested", init=False)
+    """Always ``answer_requested``."""
+    step: int
+    """The step whose repeat led to this; the next step's request is the narrowed one."""
+    repeats: int
+    """Repeated calls so far in the run."""
+    narrowing: str
+    """How the next request is narrowed, in the protocol's words (the schema, ``tool_choice`` or a message)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class FinalAnswer(EventBase):
     """The run produced its answer."""
 
@@ -314,6 +350,8 @@ Event: TypeAlias = (
     | ApprovalRequested
     | ApprovalDecided
     | OutputFlagged
+    | CallRepeated
+    | AnswerRequested
     | FinalAnswer
     | RunFinished
 )

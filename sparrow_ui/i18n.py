@@ -7,6 +7,7 @@ from sparrow_ui import settings
 from sparrow_ui.strings_access import STRINGS as ACCESS_STRINGS
 from sparrow_ui.strings_mcp import STRINGS as MCP_STRINGS
 from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
+from sparrow_ui.strings_repeat import STRINGS as REPEAT_STRINGS
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 from sparrow_ui.strings_workbench import STRINGS as WORKBENCH_STRINGS
 
@@ -202,6 +203,7 @@ STRINGS.update(MEMORY_STRINGS)
 STRINGS.update(WORKBENCH_STRINGS)
 STRINGS.update(MCP_STRINGS)
 STRINGS.update(ACCESS_STRINGS)
+STRINGS.update(REPEAT_STRINGS)
 
 
 def lang() -> str:

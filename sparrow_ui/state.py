@@ -71,6 +71,8 @@ class ModelConfig:
     """Most tokens one model reply may have (sent to the server as ``max_tokens``)."""
     tool_approval: tuple[tuple[str, bool], ...] = ()
     """Per-tool approval choices from the Tools page (tool name, asks first)."""
+    repeat_policy: str = "redirect"
+    """What a call the run already made gets (see ``AgentSettings.repeat_policy``)."""
 
     @property
     def configured(self) -> bool:
@@ -89,6 +91,7 @@ class ModelConfig:
             max_tools=self.max_tools or None,
             max_tokens=self.max_tokens,
             tool_approval={**app_defaults(), **dict(self.tool_approval)},
+            repeat_policy=self.repeat_policy,
         )
 
     def selected_tools(self) -> list[Tool]:

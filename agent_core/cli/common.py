@@ -105,7 +105,7 @@ def select_tools(names: str | None, *, memory: bool = True, mcp: str | os.PathLi
 def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = None) -> Agent:
     """An Agent from CLI options; a session's configuration, if given, fills in the options left out."""
     settings = settings_from_config(config.settings) if config else AgentSettings()
-    names = ("max_steps", "time_limit", "tool_timeout", "temperature", "max_tokens")
+    names = ("max_steps", "time_limit", "tool_timeout", "temperature", "max_tokens", "repeat_policy")
     overrides = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
     if getattr(args, "yes", False):
         overrides["require_approval"] = False
