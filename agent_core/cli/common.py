@@ -15,6 +15,7 @@ from agent_core.approval_policy import app_defaults
 from agent_core.approvals import Approvals
 from agent_core.catalog import tool_catalog
 from agent_core.cli.mcp_servers import mcp_source
+from agent_core.local_llama import local_chat_model
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryNotFound
 from agent_core.models import ModelError, OpenAIChatModel
@@ -73,10 +74,26 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY; prefer the variable)")
     parser.add_argument("--no-stream", action="store_true", help="ask for whole replies instead of streaming")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per model request")
+    parser.add_argument(
+        "--provider",
+        choices=("local",),
+        help="local: the built-in small model (SmolLM2-135M, a tiny model for trying the loop offline), started "
+        "on a free local port and stopped at exit; install it once with `python -m agent_core local install`",
+    )
+
+
+def local_model(args: argparse.Namespace) -> OpenAIChatModel:
+    """The built-in small model, its server started now (it stops when the command exits)."""
+    try:
+        return local_chat_model(timeout=args.timeout, streaming=not args.no_stream)
+    except ModelError as exc:
+        raise CliError(str(exc)) from None
 
 
 def model_from_args(args: argparse.Namespace, default_model: str | None = None) -> OpenAIChatModel:
     """An OpenAIChatModel from CLI options and the environment (then ``default_model``, e.g. a session's)."""
+    if getattr(args, "provider", None) == "local":
+        return local_model(args)
     try:
         return OpenAIChatModel(
             args.model or os.environ.get("SPARROW_MODEL") or default_model or None,

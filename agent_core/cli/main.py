@@ -6,10 +6,10 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from agent_core.cli import access, ask, db, memory, sessions, tools
+from agent_core.cli import access, ask, db, local, memory, sessions, tools
 from agent_core.cli.common import EXIT_RUN_FAILED, CliError
 
-COMMAND_GROUPS = (ask, tools, sessions, memory, access, db)
+COMMAND_GROUPS = (ask, tools, sessions, memory, access, db, local)
 """Each module adds its commands with ``register(subparsers)``, in this order in ``--help``."""
 
 

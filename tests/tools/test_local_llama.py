@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+import os
 import re
 import socket
+import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from agent_core.local_llama import MODEL_FILE, LocalLlamaError, find_model, find_server, free_port, start_server
+from agent_core.local_llama import (
+    MODEL_FILE,
+    MODEL_NAME,
+    LocalLlamaError,
+    find_model,
+    find_server,
+    free_port,
+    local_chat_model,
+    shared_server,
+    start_server,
+    stop_shared,
+)
+from agent_core.models import ModelError
 
 
 def test_the_server_is_looked_for_in_the_environment_then_path_then_the_cache(
@@ -55,3 +69,52 @@ def test_a_server_that_exits_at_start_says_why(tmp_path: Path) -> None:
     fake.chmod(0o755)
     with pytest.raises(LocalLlamaError, match="exited at start: error: failed to load model"):
         start_server(fake, tmp_path / "missing.gguf", log=tmp_path / "server.log")
+
+
+FAKE_SERVER = """#!{python}
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+class Health(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200 if self.path == "/health" else 404)
+        self.end_headers()
+        self.wfile.write(b"{{}}")
+
+    def log_message(self, *args):
+        pass
+
+port = int(sys.argv[sys.argv.index("--port") + 1])
+HTTPServer(("127.0.0.1", port), Health).serve_forever()
+"""
+
+
+def test_the_shared_server_starts_once_when_needed_and_stops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = tmp_path / "llama-server"
+    fake.write_text(FAKE_SERVER.format(python=sys.executable))
+    fake.chmod(0o755)
+    monkeypatch.setenv("LLAMA_SERVER", str(fake))
+    monkeypatch.setenv("SPARROW_LLAMA_DIR", str(tmp_path))
+    (tmp_path / MODEL_FILE).write_bytes(b"GGUF")
+    try:
+        first = shared_server()
+        assert shared_server() is first and first.base_url == f"http://127.0.0.1:{first.port}/v1"
+        model = local_chat_model()
+        assert (model.name, model.base_url.rstrip("/")) == (MODEL_NAME, first.base_url)
+    finally:
+        stop_shared()
+    assert first.process.poll() is not None  # stopped
+
+
+def test_without_an_install_the_provider_says_what_to_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LLAMA_SERVER", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("SPARROW_LLAMA_DIR", str(tmp_path))
+    with pytest.raises(ModelError, match=re.escape("run `python -m agent_core local install` once")):
+        local_chat_model()
+    env = {**os.environ, "SPARROW_LLAMA_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_core", "ask", "hi", "--provider", "local", "--no-save"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stderr.startswith("sparrow: the built-in small model is not installed")
