@@ -56,18 +56,18 @@ class Tally:
     statuses: list[str] = field(default_factory=list)
 
 
-def ask(question: str, protocol: str, server: LocalServer, code: Path, max_steps: int) -> list[dict]:
+def ask(question: str, protocol: str, server: LocalServer, args: argparse.Namespace) -> list[dict]:
     """The events of one CLI run against the local server, as JSON objects."""
     env = {
         **os.environ,
         "OPENAI_BASE_URL": server.base_url,
         "OPENAI_API_KEY": "sk-local",
-        "PYTHONPATH": str(code),
+        "PYTHONPATH": str(args.code),
     }
     command = [sys.executable, "-m", "agent_core", "ask", question, "--json", "--no-save", "--yes"]
-    command += ["--protocol", protocol, "--tools", TOOLS, "--model", "smollm2-135m", "--max-steps", str(max_steps)]
-    command += ["--max-tokens", "512", "--time-limit", "240"]
-    done = subprocess.run(command, cwd=code, env=env, capture_output=True, text=True, timeout=300)
+    command += ["--protocol", protocol, "--tools", TOOLS, "--model", "smollm2-135m", "--max-steps", str(args.max_steps)]
+    command += ["--max-tokens", str(args.max_tokens), "--time-limit", "240"]
+    done = subprocess.run(command, cwd=args.code, env=env, capture_output=True, text=True, timeout=300)
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     if not events:
         raise SystemExit(f"the CLI printed no events for {question!r}: {done.stderr.strip()[-400:]}")
@@ -88,12 +88,12 @@ def score(tally: Tally, events: list[dict], expected: tuple[str, ...]) -> None:
     tally.statuses.append(f"{finished.get('status')}: {(finished.get('final_answer') or '')[:60]!r}")
 
 
-def run_protocol(protocol: str, server: LocalServer, code: Path, max_steps: int, verbose: bool) -> Tally:
+def run_protocol(protocol: str, server: LocalServer, args: argparse.Namespace, verbose: bool) -> Tally:
     """Every question with one protocol."""
     tally = Tally()
     began = time.perf_counter()
     for question, expected in QUESTIONS:
-        score(tally, ask(question, protocol, server, code, max_steps), expected)
+        score(tally, ask(question, protocol, server, args), expected)
         if verbose:
             print(f"  [{protocol}] {question} → {tally.statuses[-1]}", file=sys.stderr, flush=True)
     tally.seconds = time.perf_counter() - began
@@ -124,20 +124,22 @@ def server_binary(jobs: int | None) -> Path:
 def main() -> None:
     """Build or find the server, start it, run the question set per protocol, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--protocols", default="react,tools,json")
+    parser.add_argument("--protocols", default="json,tools,react")
     parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose CLI runs the questions")
     parser.add_argument("--max-steps", type=int, default=10)
+    parser.add_argument("--max-tokens", type=int, default=256, help="most tokens per reply (a rambling reply stops)")
     parser.add_argument("--jobs", type=int, help="parallel build jobs (default: every core)")
     parser.add_argument("--verbose", action="store_true", help="print each run's end to stderr")
     args = parser.parse_args()
     server = start_server(server_binary(args.jobs), find_model())
+    print(f"SmolLM2-135M-Instruct (Q4_1) on llama-server · code: {args.code} · {len(QUESTIONS)} questions")
+    tallies: dict[str, Tally] = {}
     try:
-        protocols = args.protocols.split(",")
-        tallies = {p: run_protocol(p, server, args.code, args.max_steps, args.verbose) for p in protocols}
+        for protocol in args.protocols.split(","):  # the table so far after each protocol: a long lane shows progress
+            tallies[protocol] = run_protocol(protocol, server, args, args.verbose)
+            print(f"\n{table(tallies)}", flush=True)
     finally:
         server.stop()
-    print(f"SmolLM2-135M-Instruct (Q4_1) on llama-server · code: {args.code} · {len(QUESTIONS)} questions\n")
-    print(table(tallies))
 
 
 if __name__ == "__main__":
