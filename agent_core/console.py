@@ -6,8 +6,10 @@ import json
 from typing import TextIO, assert_never
 
 from agent_core.events import (
+    AnswerRequested,
     ApprovalDecided,
     ApprovalRequested,
+    CallRepeated,
     Event,
     FinalAnswer,
     ModelDelta,
@@ -23,6 +25,7 @@ from agent_core.events import (
     ToolStarted,
 )
 from agent_core.formatting import format_duration, plural
+from agent_core.repeat_text import answer_request_line, repeat_line
 
 
 class TracePrinter:
@@ -65,6 +68,10 @@ class TracePrinter:
             case OutputFlagged():
                 found = ", ".join(str(f.get("label", "")) for f in event.findings)
                 return self._red(f"⚠ masked in the {event.source.replace('_', ' ')}: {found}")
+            case CallRepeated():
+                return self._yellow(repeat_line(event))
+            case AnswerRequested():
+                return self._yellow(answer_request_line(event))
             case RunFinished():
                 return self._summary(event)
             case RunForked():
@@ -119,6 +126,9 @@ class TracePrinter:
 
     def _bold(self, text: str) -> str:
         return f"\033[1m{text}\033[0m" if self.color else text
+
+    def _yellow(self, text: str) -> str:
+        return f"\033[33m{text}\033[0m" if self.color else text
 
     def _red(self, text: str) -> str:
         return f"\033[31m{text}\033[0m" if self.color else text

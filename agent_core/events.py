@@ -25,8 +25,8 @@ from agent_core.event_base import later_fields as later_fields
 from agent_core.event_base import plain as plain
 from agent_core.event_base import without_unset as without_unset
 
-RunStatus = Literal["completed", "max_steps", "timeout", "cancelled", "format_error", "error"]
-RUN_STATUSES: tuple[str, ...] = ("completed", "max_steps", "timeout", "cancelled", "format_error", "error")
+RunStatus = Literal["completed", "max_steps", "timeout", "cancelled", "format_error", "error", "repeated"]
+RUN_STATUSES: tuple[str, ...] = ("completed", "max_steps", "timeout", "cancelled", "format_error", "error", "repeated")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -225,6 +225,42 @@ class OutputFlagged(EventBase):
 
 
 @dataclass(frozen=True, kw_only=True)
+class CallRepeated(EventBase):
+    """The model asked for exactly a call it made earlier in the run (same tool, same canonical arguments)."""
+
+    type: Literal["call_repeated"] = field(default="call_repeated", init=False)
+    """Always ``call_repeated``."""
+    step: int
+    """The step that repeated the call."""
+    call_id: str
+    """The repeating call; its ToolFinished (with the earlier result restated) carries the same id."""
+    tool: str
+    """Name of the tool."""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    """The arguments, the same as the earlier call's."""
+    first_step: int
+    """The step that made the call first (its result is the one restated)."""
+    repeats: int
+    """How many repeated calls the run has made so far, this one included."""
+    ran: bool = False
+    """False: not run again (``repeat_policy`` ``redirect``); True: run again (``allow``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnswerRequested(EventBase):
+    """After repeated calls the model's next request is narrowed: it is asked for the answer (or another step)."""
+
+    type: Literal["answer_requested"] = field(default="answer_requested", init=False)
+    """Always ``answer_requested``."""
+    step: int
+    """The step whose repeat led to this; the next step's request is the narrowed one."""
+    repeats: int
+    """Repeated calls so far in the run."""
+    narrowing: str
+    """How the next request is narrowed, in the protocol's words (the schema, ``tool_choice`` or a message)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class FinalAnswer(EventBase):
     """The run produced its answer."""
 
@@ -269,6 +305,8 @@ Event: TypeAlias = (
     | ApprovalRequested
     | ApprovalDecided
     | OutputFlagged
+    | CallRepeated
+    | AnswerRequested
     | FinalAnswer
     | RunFinished
     | RunForked

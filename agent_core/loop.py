@@ -22,11 +22,13 @@ from agent_core.events import (
 )
 from agent_core.limits import CancelToken, Deadline, RunStopped
 from agent_core.models.errors import ModelError
+from agent_core.repeats import RepeatGuard, answer_request
 from agent_core.run_context import RunContext
 from agent_core.taint import Taint
 from agent_core.thinking import Thinking
 from agent_core.tools.base import Tool
 from agent_core.tools.retrieval import select_tools
+from agent_core.tools.runner import CallRequest
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class RunLoop:
         self.format_failures = 0
         self.deadline = Deadline(self.settings.time_limit)
         self.acting = Acting(parts, run_id, cancel, self.deadline, Taint.from_events(resume.earlier if resume else ()))
+        self.guard = RepeatGuard(parts.tools, self.settings.repeat_policy, run_id, resume.earlier if resume else ())
         self.thinking = Thinking(parts, question, run_id, cancel, self.deadline, self.pad)
         self.started = time.perf_counter()
         self.last_thought = ""
@@ -82,9 +85,7 @@ class RunLoop:
                     self._format_failure(finished)
                     continue
                 self.format_failures = 0
-                done = yield from self.acting.act(step, decision.calls)
-                self.tool_calls += len(done)
-                self.pad.add(record_for(self.protocol, finished, done, self.tools))
+                yield from self._act(step, finished, decision.calls)
         except RunStopped as stop:
             status, error = stop.status, stop.message
         except ModelError as exc:
@@ -92,6 +93,20 @@ class RunLoop:
         except Exception as exc:  # a bug must still end the run with a clear status
             status, error = "error", f"internal error: {type(exc).__name__}: {exc}"
         yield from self._finish(answer, status, error)
+
+    def _act(self, step: int, finished: ModelFinished, calls: tuple[CallRequest, ...]) -> Iterator[Event]:
+        """Run the step's calls (a repeat is answered from the record), then keep the step in the scratchpad."""
+        run, repeats = self.guard.split(calls)
+        answered = yield from self.guard.answer(step, repeats)
+        ran = (yield from self.guard.watch(self.acting.act(step, run))) if run else []
+        self.tool_calls += len(ran)
+        by_id = {r.call_id: r for r in (*ran, *answered)}
+        results = [by_id[c.call_id] for c in calls if c.call_id in by_id]
+        record = record_for(self.protocol, finished, results, self.tools)
+        self.thinking.narrowed = yield from self.guard.after_step(step, repeats, self.protocol.narrowing)
+        if self.thinking.narrowed:
+            record.messages.append(self.protocol.answer_request(answer_request(repeats, self.guard.repeats)))
+        self.pad.add(record)
 
     def _check_limits(self) -> None:
         if self.cancel.cancelled:

@@ -39,6 +39,13 @@ PROVIDERS: tuple[Provider, ...] = (
     ),
     Provider("ollama", "Ollama (local)", "http://localhost:11434/v1", ("qwen2.5:7b", "llama3.1:8b"), needs_key=False),
     Provider(
+        "local",
+        "Built-in small model (offline): SmolLM2-135M, tiny, for trying the loop",
+        "",
+        ("smollm2-135m",),
+        needs_key=False,
+    ),
+    Provider(
         "custom",
         "vLLM / llama.cpp / custom URL",
         "http://localhost:8000/v1",

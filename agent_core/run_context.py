@@ -45,6 +45,9 @@ class AgentSettings:
     """Pause before tools that ask first (see ``approval_policy``) until a person decides; False approves them all."""
     tool_approval: dict[str, bool] = field(default_factory=dict)
     """Per-tool override of the approval default: ``{"remember": False}`` trusts remember, True makes a tool ask."""
+    repeat_policy: str = "redirect"
+    """A call the run already made: ``redirect`` (not run again; its result restated, then the answer asked for),
+    ``allow`` (run again) or ``stop`` (the run ends). Tools marked ``repeatable`` are always run again."""
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:
@@ -53,6 +56,8 @@ class AgentSettings:
             raise ValueError("time_limit must be positive (or None for no limit)")
         if self.tool_timeout <= 0:
             raise ValueError("tool_timeout must be positive")
+        if self.repeat_policy not in ("redirect", "allow", "stop"):
+            raise ValueError(f"repeat_policy must be redirect, allow or stop, not {self.repeat_policy!r}")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise ValueError("max_tokens must be at least 1 (or None to leave it to the server)")
 

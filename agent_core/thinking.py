@@ -29,6 +29,8 @@ class Thinking:
         self.offered: list[Tool] = list(parts.tools)
         self._prefixes: dict[tuple[str, ...], tuple[list[Message], int]] = {}
         self._last_request: list[Message] = []
+        self.narrowed = False
+        """True when the next request must be narrowed to a final answer (after repeated calls); reset once sent."""
 
     def think(self, step: int, offered: list[Tool]) -> Iterator[Event]:
         """Ask the model with ``offered`` tools; yields its deltas and ModelFinished, returns (decision, finished)."""
@@ -36,6 +38,7 @@ class Thinking:
         prefix, prefix_tokens = self._prefix()
         messages = [*prefix, *self.pad.messages()]
         request = self._request(messages)
+        self.narrowed = False
         timing = Timing()
         completion: Completion | None = None
         failure: Exception | None = None
@@ -72,13 +75,14 @@ class Thinking:
 
     def _request(self, messages: list[Message]) -> ModelRequest:
         """The model call: sampling settings, ``max_tokens``, the run's remaining time and its cancel token."""
+        protocol = self.parts.protocol
         return ModelRequest(
             messages,
             temperature=self.parts.settings.temperature,
             max_tokens=self.parts.settings.max_tokens,
             timeout=self.deadline.cap(None),
             cancel=self.cancel,
-            **self.parts.protocol.request_options(self.offered),
+            **(protocol.narrowed_options if self.narrowed else protocol.request_options)(self.offered),
         )
 
     def _usage(self, completion: Completion | None, prefix_tokens: int) -> Usage:

@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from agent_core.events import (
+    AnswerRequested,
     ApprovalDecided,
     ApprovalRequested,
+    CallRepeated,
     Event,
     FinalAnswer,
     ModelDelta,
@@ -135,6 +137,12 @@ class Transcript:
         action = _action(turn, turn.step(event.step), event.call_id, event.tool, {})
         action.approval = "auto" if event.by == "policy" else ("approved" if event.approved else "denied")
 
+    def _on_call_repeated(self, turn: TurnView, event: CallRepeated) -> None:
+        _action(turn, turn.step(event.step), event.call_id, event.tool, event.arguments).repeated = event
+
+    def _on_answer_requested(self, turn: TurnView, event: AnswerRequested) -> None:
+        turn.step(event.step).answer_requested = event
+
     def _on_tool_started(self, turn: TurnView, event: ToolStarted) -> None:
         step = turn.step(event.step)
         action = _unstarted(turn, step, event.call_id) or _new_action(turn, step, event.call_id, event.tool, {})
@@ -168,6 +176,8 @@ _FOLDS: dict[type[Event], Callable[[Transcript, TurnView, Any], None]] = {
     ApprovalRequested: Transcript._on_approval_requested,
     ApprovalDecided: Transcript._on_approval_decided,
     OutputFlagged: Transcript._on_output_flagged,
+    CallRepeated: Transcript._on_call_repeated,
+    AnswerRequested: Transcript._on_answer_requested,
     FinalAnswer: Transcript._on_final_answer,
     RunFinished: Transcript._on_run_finished,
     RunForked: Transcript._on_run_forked,

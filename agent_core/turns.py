@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_core.events import (
+    AnswerRequested,
+    CallRepeated,
     ModelFinished,
     ModelSampled,
     OutputFlagged,
@@ -45,6 +47,8 @@ class ActionView:
     """The call's start; None if only its end (or only its approval) was recorded."""
     finished: ToolFinished | None = None
     """The call's end; None while it runs, or if it never finished (an interrupted run)."""
+    repeated: CallRepeated | None = None
+    """Set when the call repeats an earlier one of the run (then, by default, it was not run again)."""
 
     @property
     def running(self) -> bool:
@@ -98,6 +102,8 @@ class StepView:
     """The tool calls of the step's latest attempt (a step redone after a resume starts afresh)."""
     flags: list[OutputFlagged] = field(default_factory=list)
     """What the output check masked in this step (secrets, by default)."""
+    answer_requested: AnswerRequested | None = None
+    """Set when this step's repeats narrowed the next request to a final answer."""
     requests: list[Request] = field(default_factory=list)
     """Every model call of the step (a call made before an interruption included) with its request."""
     tool_calls: list[ActionView] = field(default_factory=list)

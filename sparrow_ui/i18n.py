@@ -7,6 +7,7 @@ from sparrow_ui import settings
 from sparrow_ui.strings_access import STRINGS as ACCESS_STRINGS
 from sparrow_ui.strings_mcp import STRINGS as MCP_STRINGS
 from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
+from sparrow_ui.strings_repeat import STRINGS as REPEAT_STRINGS
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
 from sparrow_ui.strings_trust import STRINGS as TRUST_STRINGS
 from sparrow_ui.strings_workbench import STRINGS as WORKBENCH_STRINGS
@@ -204,6 +205,7 @@ STRINGS.update(WORKBENCH_STRINGS)
 STRINGS.update(MCP_STRINGS)
 STRINGS.update(ACCESS_STRINGS)
 STRINGS.update(TRUST_STRINGS)
+STRINGS.update(REPEAT_STRINGS)
 
 
 def lang() -> str:

@@ -51,6 +51,7 @@ class SavedSettings(BaseModel):
     """None: every available tool."""
     cfg_max_tools: int = Field(0, ge=0, le=50)
     cfg_max_tokens: int = Field(4096, ge=16, le=200_000)
+    cfg_repeat_policy: Literal["redirect", "allow", "stop"] = "redirect"
 
 
 def settings_path(user: str | None = None) -> Path:

@@ -12,6 +12,7 @@ from sparrow_ui.auth import read_only
 from sparrow_ui.endpoint_config import endpoint_policy
 from sparrow_ui.i18n import LANGUAGES, lang, t
 from sparrow_ui.navigation import through_app
+from sparrow_ui.repeat_status import repeat_policy_control
 from sparrow_ui.sign_in import gate
 from sparrow_ui.state import ModelConfig, available_tools, shared_store
 from sparrow_ui.widgets import translated_radio
@@ -135,6 +136,7 @@ def _agent_settings() -> None:
     st.multiselect(t("agent.tools"), list(available_tools()), **settings.bound("cfg_tools"))
     st.number_input(t("agent.max_tools"), 0, 50, help=t("agent.max_tools_help"), **settings.bound("cfg_max_tools"))
     st.number_input(t("agent.max_tokens"), 16, 200_000, step=256, **settings.bound("cfg_max_tokens"))
+    repeat_policy_control()
 
 
 def _apply_preset(presets: dict[str, Provider]) -> None:
@@ -162,6 +164,7 @@ def _config(policy: EndpointPolicy) -> ModelConfig:
         tools=tuple(state["cfg_tools"]),
         max_tools=int(state["cfg_max_tools"] or 0),
         max_tokens=int(state["cfg_max_tokens"]),
+        repeat_policy=state["cfg_repeat_policy"],
         tool_approval=tuple(sorted((st.session_state.get("cfg_tool_approval") or {}).items())),
         endpoints=policy,
     )

@@ -12,6 +12,7 @@ from agent_core.approval_policy import app_defaults
 from agent_core.catalog import Catalog, tool_catalog
 from agent_core.endpoints import EndpointPolicy
 from agent_core.live import LiveRuns
+from agent_core.local_llama import local_chat_model
 from agent_core.models import OpenAIChatModel
 from agent_core.store import SessionStore
 from agent_core.tools import Tool
@@ -78,11 +79,21 @@ class ModelConfig:
     endpoints: EndpointPolicy = field(default_factory=EndpointPolicy)
     """The operator's endpoints and keys: ``api_key`` is only what the user typed; the policy adds the rest."""
 
+    repeat_policy: str = "redirect"
+    """What a call the run already made gets (see ``AgentSettings.repeat_policy``)."""
+
+    @property
+    def local(self) -> bool:
+        """The built-in small model, on this machine: single-user mode only (with sign-in, nobody starts servers)."""
+        return self.provider == "local" and not self.endpoints.locked and not self.endpoints.guard_addresses
+
     @property
     def configured(self) -> bool:
         """True when a request can be attempted: a key for this endpoint, or an explicit (local) endpoint."""
         default = self.endpoints.endpoints[0] if self.endpoints.endpoints else None
         chosen = self.endpoints.operator_endpoint(self.base_url or (default.base_url if default else None))
+        if self.local:
+            return True
         return bool(self.api_key or self.base_url or (chosen and (chosen.api_key or chosen.base_url)))
 
     def chat_model(self) -> OpenAIChatModel:
@@ -90,6 +101,8 @@ class ModelConfig:
 
         Every model the app builds comes from here, so the operator's keys go only where ``endpoints`` allows.
         """
+        if self.local:  # the built-in small model: its server starts now, and stops at exit
+            return local_chat_model()
         base_url, typed_key, model = self.endpoints.pinned(self.base_url, self.api_key, self.model)
         connection = self.endpoints.connection(base_url, typed_key)
         return OpenAIChatModel(
@@ -108,6 +121,7 @@ class ModelConfig:
             max_tools=self.max_tools or None,
             max_tokens=self.max_tokens,
             tool_approval={**app_defaults(), **dict(self.tool_approval)},
+            repeat_policy=self.repeat_policy,
         )
 
     def selected_tools(self) -> list[Tool]:

@@ -14,6 +14,7 @@ from typing import Literal
 from agent_core.transcript import ActionView, StepView, TurnView
 from sparrow_ui.i18n import t
 from sparrow_ui.strings_demo import td
+from sparrow_ui.repeat_status import repeat_chips
 
 _HTTP_CODE = re.compile(r"\((\d{3})\)")
 DEFAULT_FORMAT_RETRIES = 2
@@ -83,8 +84,9 @@ def step_chips(turn: TurnView, index: int, *, live: bool, replay: bool = False) 
         chips.append(format_chip(turn, index))
     if any(a.error for a in step.actions):
         chips.append(Chip(t("chip.tool_error"), "red"))
-    if (earlier := repeated_from(turn, index)) is not None:
+    if not (repeats := repeat_chips(turn, index)) and (earlier := repeated_from(turn, index)) is not None:
         chips.append(Chip(t("chip.repeated", n=earlier), "violet"))
+    chips += [Chip(text, color) for text, color in repeats]
     if last and turn.status == "max_steps":
         chips.append(Chip(t("chip.step_limit"), "red"))
     if any(a.approval == "pending" for a in step.actions):
@@ -116,7 +118,7 @@ def failing(turn: TurnView, index: int) -> bool:
     step = turn.steps[index]
     if stopped_here(turn, index):
         return bool(step.format_error or any(a.error for a in step.actions))
-    return step.has_error or (index == len(turn.steps) - 1 and turn.status == "max_steps")
+    return step.has_error or (index == len(turn.steps) - 1 and turn.status in ("max_steps", "repeated"))
 
 
 def first_failing(turn: TurnView) -> int:

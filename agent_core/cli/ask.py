@@ -43,6 +43,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     ask.add_argument("--tool-timeout", type=float, help="seconds per tool call (default 30)")
     ask.add_argument("--temperature", type=float, help="default 0")
     ask.add_argument("--max-tokens", type=int, help="most tokens per model reply (default 4096)")
+    ask.add_argument(
+        "--repeat-policy",
+        choices=("redirect", "allow", "stop"),
+        help="a call the run already made: redirect (not run again; the answer is asked for, the default), "
+        "allow (run again) or stop (end the run)",
+    )
     ask.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
     ask.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     add_approval_option(ask)

@@ -19,6 +19,7 @@ from agent_core.cli.errors import EXIT_CANCELLED as EXIT_CANCELLED  # re-exporte
 from agent_core.cli.errors import EXIT_OK as EXIT_OK
 from agent_core.cli.errors import EXIT_RUN_FAILED, EXIT_USAGE, CliError
 from agent_core.cli.mcp_servers import mcp_source
+from agent_core.local_llama import local_chat_model
 from agent_core.longterm.guard import MemoryRefused
 from agent_core.longterm.store import MemoryNotFound
 from agent_core.models.errors import ModelError
@@ -68,10 +69,26 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY; prefer the variable)")
     parser.add_argument("--no-stream", action="store_true", help="ask for whole replies instead of streaming")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per model request")
+    parser.add_argument(
+        "--provider",
+        choices=("local",),
+        help="local: the built-in small model (SmolLM2-135M, a tiny model for trying the loop offline), started "
+        "on a free local port and stopped at exit; install it once with `python -m agent_core local install`",
+    )
+
+
+def local_model(args: argparse.Namespace) -> OpenAIChatModel:
+    """The built-in small model, its server started now (it stops when the command exits)."""
+    try:
+        return local_chat_model(timeout=args.timeout, streaming=not args.no_stream)
+    except ModelError as exc:
+        raise CliError(str(exc)) from None
 
 
 def model_from_args(args: argparse.Namespace, default_model: str | None = None) -> models.OpenAIChatModel:
     """An OpenAIChatModel from CLI options and the environment (then ``default_model``, e.g. a session's)."""
+    if getattr(args, "provider", None) == "local":
+        return local_model(args)
     try:
         return models.OpenAIChatModel(  # the openai client is imported here, by the commands that call a model
             args.model or os.environ.get("SPARROW_MODEL") or default_model or None,
@@ -100,7 +117,7 @@ def select_tools(names: str | None, *, memory: bool = True, mcp: str | os.PathLi
 def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = None) -> Agent:
     """An Agent from CLI options; a session's configuration, if given, fills in the options left out."""
     settings = settings_from_config(config.settings) if config else AgentSettings()
-    names = ("max_steps", "time_limit", "tool_timeout", "temperature", "max_tokens")
+    names = ("max_steps", "time_limit", "tool_timeout", "temperature", "max_tokens", "repeat_policy")
     overrides = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
     if getattr(args, "yes", False):
         overrides["require_approval"] = False

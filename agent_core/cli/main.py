@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "db": ("agent_core.cli.db", "upgrade the database schema, or show its revision"),
     "eval": ("agent_core.cli.evals", "datasets and experiments: run a dataset through the agent, score it"),
     "worker": ("agent_core.cli.worker", "run experiment units from the job queue (PostgreSQL)"),
+    "local": ("agent_core.cli.local", "the built-in small model for trying Sparrow offline"),
 }
 """Each command: the module that registers it (``register(subparsers)``) and its line in ``--help``, in order."""
 

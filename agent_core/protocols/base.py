@@ -30,6 +30,10 @@ class AgentProtocol(ABC):
     """One way of talking to a model about tools (ReAct text, or native tool calls)."""
 
     name: str = ""
+    answer_now: str = "Reply now with the final answer."
+    """What the model is asked for after repeated calls (in the protocol's own reply format)."""
+    narrowing: str = "a message asks for the final answer"
+    """How :meth:`narrowed_options` narrows a request, for the trace."""
 
     @abstractmethod
     def system_prompt(self, tools: Sequence[Tool], instructions: str | None = None) -> str:
@@ -38,6 +42,14 @@ class AgentProtocol(ABC):
     @abstractmethod
     def request_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
         """Extra request fields: ``stop`` sequences or ``tools`` schemas."""
+
+    def narrowed_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
+        """Request fields after repeated calls: what lets the model give only a final answer (default: as usual)."""
+        return self.request_options(tools)
+
+    def answer_request(self, repeat: str) -> Message:
+        """The message after repeated calls: ``repeat`` names the call and its result; it asks for the answer."""
+        return {"role": "user", "content": f"{repeat}\n{self.answer_now}"}
 
     def cut_index(self, text: str) -> int | None:
         """Where streamed text must be cut (a model-written Observation), or None."""

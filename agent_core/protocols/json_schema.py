@@ -49,6 +49,8 @@ class JsonSchemaProtocol(PromptedProtocol):
     reply_format = _FORMAT
     rules = _RULES
     example = _EXAMPLE
+    answer_now = 'Reply now with {"thought": "...", "final_answer": "..."}.'
+    narrowing = "the reply schema allows only a final answer"
 
     def describe(self, tool: Tool) -> str:
         """Name, description and the whole JSON Schema of the arguments."""
@@ -58,6 +60,10 @@ class JsonSchemaProtocol(PromptedProtocol):
     def request_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
         """The reply's JSON Schema as the request's ``response_format``."""
         return {"response_format": response_format(tools)}
+
+    def narrowed_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
+        """A ``response_format`` whose schema has the final-answer branch only: the server allows nothing else."""
+        return {"response_format": response_format(())}
 
     def interpret(self, completion: Completion, tools: ToolSet) -> Decision:
         """One action, a final answer, or a format problem; the whole reply stays in the context."""

@@ -17,6 +17,8 @@ class NativeToolsProtocol(AgentProtocol):
     """For models with function calling; parallel calls are run concurrently by the loop."""
 
     name = "tools"
+    answer_now = "Reply now with the final answer as plain text, without calling a tool."
+    narrowing = 'tool_choice "none": no tool may be called'
 
     def system_prompt(self, tools: Sequence[Tool], instructions: str | None = None) -> str:
         """Role and guidance; the tool schemas travel in the request's ``tools`` field."""
@@ -32,6 +34,10 @@ class NativeToolsProtocol(AgentProtocol):
     def request_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
         """The tool schemas, when there are tools."""
         return {"tools": [t.schema for t in tools]} if tools else {}
+
+    def narrowed_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
+        """The same tools with ``tool_choice: "none"``: the server lets the model answer only in text."""
+        return {"tools": [t.schema for t in tools], "extra": {"tool_choice": "none"}} if tools else {}
 
     def interpret(self, completion: Completion, tools: ToolSet) -> Decision:
         """Tool calls if any; otherwise the text is the final answer; empty replies are format errors."""

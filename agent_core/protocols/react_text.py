@@ -50,6 +50,11 @@ class ReactTextProtocol(PromptedProtocol):
     reply_format = _FORMAT
     rules = _RULES
     example = _EXAMPLE
+    answer_now = (
+        "Do not write another Action. Reply now with a Thought and the Final Answer:\n"
+        "Thought: <your reasoning>\nFinal Answer: <the answer for the user>"
+    )
+    narrowing = "a correction message asks for Final Answer:"
 
     def describe(self, tool: Tool) -> str:
         """Name, description, the parameters' schemas and which are required."""

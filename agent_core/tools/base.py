@@ -47,6 +47,7 @@ class Tool:
         needs_approval: bool = False,
         timeout: float | None = None,
         inline: bool = False,
+        repeatable: bool = False,
     ) -> None:
         self.fn = fn
         self.name = name or fn.__name__
@@ -72,6 +73,8 @@ class Tool:
         applies the timeout and the run's time limit to inline results.
         """
         self.parameters = _clean_schema(self.args_model.model_json_schema())
+        self.repeatable = repeatable
+        """True when the same call may give a new result (the clock, a web search): a repeat of it is run again."""
 
     def __repr__(self) -> str:
         return f"Tool({self.name!r})"
@@ -128,11 +131,12 @@ def tool(
     needs_approval: bool = False,
     timeout: float | None = None,
     inline: bool = False,
+    repeatable: bool = False,
 ) -> Any:
     """Turn a typed, documented function into a Tool: ``@tool`` or ``@tool(name=..., timeout=...)``."""
 
     def wrap(f: Callable[..., Any]) -> Tool:
-        return Tool(f, name=name, needs_approval=needs_approval, timeout=timeout, inline=inline)
+        return Tool(f, name=name, needs_approval=needs_approval, timeout=timeout, inline=inline, repeatable=repeatable)
 
     return wrap(fn) if fn is not None else wrap
 

@@ -13,7 +13,7 @@ _MAX_ZONE_NAME = 64
 """Longer than any IANA zone name ("America/Argentina/ComodRivadavia" is 32)."""
 
 
-@tool(inline=True)  # bounded, pure work: no worker thread needed
+@tool(inline=True, repeatable=True)  # bounded, pure work: no worker thread needed; the time moves on
 def get_current_time(timezone: str | None = None) -> ToolOutput:
     """Get the current date, time and weekday, optionally in a given time zone.
 

@@ -27,7 +27,7 @@ def make_web_search(
         count = max(1, min(MAX_RESULTS, max_results))
         return run_search(provider or _provider_from_env(), query, count, snippet_chars=snippet_chars)
 
-    return Tool(web_search, name=name)
+    return Tool(web_search, name=name, repeatable=True)  # fresh results may differ
 
 
 def run_search(

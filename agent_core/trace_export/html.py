@@ -206,6 +206,9 @@ def _step(step: StepView, m: StepMetrics | None, w: dict[str, str]) -> str:
         body.append(_field(w["format_error"], step.format_error, error=True))
         body.append(_field(w["raw"], step.text or "") if (step.text or "").strip() != step.thought.strip() else "")
     body += [_call(call, w) for call in step.tool_calls]
+    if (asked := step.answer_requested) is not None:
+        text = w["answer_requested"].format(n=asked.repeats, how=asked.narrowing)
+        body.append(f"<p class=mute data-answer-requested>{_text(text)}</p>")
     if step.final_answer is not None:
         body.append(f'<p class="label">{_text(w["final"])}</p><div class="bubble a">{_rich(step.final_answer)}</div>')
     if m is not None:
@@ -240,6 +243,9 @@ def _call(call: ActionView, w: dict[str, str]) -> str:
         f'<p class="label">{_text(w["action"])}: <code>{_text(call.tool)}</code></p>',
         _field(w["arguments"], arguments),
     ]
+    if call.repeated is not None:
+        said = w["repeat_ran" if call.repeated.ran else "repeat"].format(n=call.repeated.first_step)
+        parts.append(f"<p class=mute data-repeat>{_text(said)}</p>")
     if call.finished is None:
         parts.append(f"<p class=mute>{_text(w['not_finished'])}</p>")
         return "".join(parts)

@@ -66,6 +66,9 @@ _WORDS: dict[str, tuple[str, str]] = {
     "not_finished": ("The call never finished (the run was interrupted).", "调用没有完成（运行被中断）。"),
     "no_runs": ("No runs recorded.", "没有记录任何运行。"),
     "masked": ("Secrets are masked.", "密钥已遮盖。"),
+    "repeat": ("↺ Repeat of step {n}, not run again", "↺ 重复第 {n} 步的调用，未再次执行"),
+    "repeat_ran": ("↺ Repeat of step {n}, run again", "↺ 重复第 {n} 步的调用，已再次执行"),
+    "answer_requested": ("⇥ Answer requested after {n} repeats ({how})", "⇥ 重复 {n} 次后要求给出答案（{how}）"),
 }
 
 

@@ -6,11 +6,13 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from agent_core.events import Event, RunFinished, ToolFinished, ToolStarted
 from agent_core.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.metrics import RunMetrics, SessionMetrics, metrics_summary, runs_metrics, tool_summary
 from agent_core.pricing import DEFAULT_TABLE, PriceTable
+from agent_core.repeat_text import answer_request_line, repeat_line
 from agent_core.transcript import Transcript
 from agent_core.turns import StepView, TurnView
 
@@ -92,14 +94,19 @@ def _step_section(step: StepView, limits: ReportLimits) -> str:
         if m.final_answer is not None:
             lines.append("**Final answer given.**")
     for call in step.tool_calls:
-        lines.append(_call(call.started, call.finished, limits))
+        if call.repeated is not None:
+            lines.append(f"*{repeat_line(call.repeated)}*")
+        lines.append(_call(call.started, call.finished, limits, call.arguments))
+    if step.answer_requested is not None:
+        lines.append(f"*{answer_request_line(step.answer_requested)}*")
     return "\n\n".join(lines)
 
 
-def _call(begun: ToolStarted | None, done: ToolFinished | None, limits: ReportLimits) -> str:
+def _call(begun: ToolStarted | None, done: ToolFinished | None, limits: ReportLimits, known: dict[str, Any]) -> str:
     either = begun or done
     name = either.tool if either is not None else "?"
-    args = json.dumps(begun.arguments, ensure_ascii=False) if begun is not None else "(not recorded)"
+    arguments = begun.arguments if begun is not None else known
+    args = json.dumps(arguments, ensure_ascii=False) if begun is not None or known else "(not recorded)"
     lines = [f"**Action:** {_code(name)}", _fenced(_clip(args, limits.arguments), "json")]
     if done is None:
         lines.append("**Observation:** *none: the call never finished (the run was interrupted).*")

@@ -8,7 +8,7 @@ the same trace. Prompts, replies and tool arguments/results are opt-in (``includ
 conventions ask, because they may hold personal data.
 
 ``error.type`` values reported: the run's status (``max_steps``, ``timeout``, ``cancelled``,
-``format_error``, ``error``) on the run span, ``model_error`` on a model call that failed, ``tool_error``
+``format_error``, ``error``, ``repeated``) on the run span, ``model_error`` on a model call that failed, ``tool_error``
 on a tool call that failed and ``interrupted`` on a tool call that never finished.
 """
 
@@ -23,6 +23,7 @@ from typing import Any, Literal
 from agent_core.events import Event, ModelFinished, ToolFinished, ToolStarted, with_full_messages
 from agent_core.metrics import turn_metrics
 from agent_core.pricing import DEFAULT_TABLE, PriceTable
+from agent_core.repeat_text import repeat_attributes, run_repeat_attributes
 from agent_core.timeline import TimedCall, timed_call, turn_calls
 from agent_core.trace_export import openinference
 from agent_core.transcript import Transcript
@@ -142,6 +143,7 @@ class _Context:
         self.content = content
         self.prices = prices
         self.run_id = run.run_id
+        self.run = run
         self.started = run.run_started
         self.model = run.model
         self.provider = provider or provider_for(self.model)
@@ -194,6 +196,7 @@ def _agent_span(run: TurnView, ctx: _Context, start_ns: int, end_ns: int) -> Spa
     if ctx.content:
         attributes.update(_run_content(run, ctx))
     attributes.update(_openinference_agent(run, ctx))
+    attributes.update(run_repeat_attributes(run))
     name = f"invoke_agent {AGENT_NAME}"
     return SpanData(ctx.trace_id, ctx.run_span_id, None, name, "internal", start_ns, end_ns, _clean(attributes), error)
 
@@ -253,6 +256,7 @@ def _tool_span(call: TimedCall, index: int, ctx: _Context) -> SpanData:
         "sparrow.tool.truncated": done.truncated if done else None,
         "error.type": ("tool_error" if done else "interrupted") if error else None,
     }
+    attributes.update(repeat_attributes(ctx.run, either.step, either.call_id))
     if ctx.content:
         attributes.update(_tool_content(begun, done))
     attributes.update(

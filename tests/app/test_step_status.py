@@ -66,7 +66,7 @@ def test_each_step_says_what_happened_and_failing_steps_open(demo: tuple[Session
     assert ":red-badge[tool error]" in failing[0][0] and failing[0][1] is True and failing[1][1] is False
     retries = steps(chat_on(session_id, 3))
     assert ":orange-badge[unusable reply · retry 1 of 2]" in retries[0][0] and retries[0][1] is True
-    assert ":violet-badge[same action as step 2]" in retries[2][0]
+    assert ":violet-badge[repeat of step 2, not run again]" in retries[2][0]  # the engine's repeat guard said so
     limit = chat_on(session_id, 5)
     assert ":red-badge[step limit reached]" in steps(limit)[-1][0] and steps(limit)[-1][1] is True
     assert any("reached the step limit (2 steps)" in e.value for e in limit.error)

@@ -94,7 +94,7 @@ def test_a_stalled_server_ends_with_a_clear_timeout() -> None:
 
 
 def test_max_steps_exits_non_zero_with_the_reason() -> None:
-    with FakeOpenAIServer([react("again", "calculator", expression="1")] * 2) as server:
+    with FakeOpenAIServer([react("again", "calculator", expression=f"{i}") for i in (1, 2)]) as server:
         done = sparrow(server, "ask", "loop", "--no-save", "--max-steps", "2")
     assert done.returncode == 1
     assert "✗ max_steps · 2 steps · 2 tool calls" in done.stderr

@@ -108,7 +108,9 @@ def test_scratchpad_keeps_recent_steps_and_condenses_old_ones() -> None:
 
 def test_context_stays_bounded_over_a_long_run() -> None:
     steps = 300
-    model = ScriptedModel([react("again", "calculator", expression="1+1")] * steps, stream_chunks=False)
+    model = ScriptedModel(
+        [react("again", "calculator", expression=f"{i}+1") for i in range(steps)], stream_chunks=False
+    )
     events = list(Agent(model, max_steps=steps, keep_steps=4).run("long"))
     sizes = [len(e.messages) for e in with_full_messages(events) if isinstance(e, ModelFinished)]
     assert max(sizes) == 1 + 1 + 1 + 8 * 2  # system, question, condensed note, at most 2 × keep_steps steps

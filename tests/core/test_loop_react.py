@@ -94,7 +94,7 @@ def test_hallucinated_observation_is_never_trusted() -> None:
 
 
 def test_max_steps_stops_a_loop_that_never_answers() -> None:
-    model = ScriptedModel([react("again", "calculator", expression="1+1")] * 3)
+    model = ScriptedModel([react("again", "calculator", expression=f"{i}+1") for i in range(3)])  # never a repeat
     events = run(model, "loop forever", max_steps=3)
     last = events[-1]
     assert (last.status, last.steps, last.tool_calls, last.final_answer) == ("max_steps", 3, 3, None)

@@ -12,8 +12,10 @@ from sqlalchemy import Engine, create_engine, text
 
 from agent_core import Agent
 from agent_core.events import (
+    AnswerRequested,
     ApprovalDecided,
     ApprovalRequested,
+    CallRepeated,
     Event,
     FinalAnswer,
     ModelDelta,
@@ -119,6 +121,19 @@ def every_event_type(run_id: str = "run_sample") -> list[Event]:
             source="tool_output",
             findings=({"kind": "api_key", "label": "OpenAI key", "masked": "sk-…1234"},),
             call_id="c1",
+        ),
+        CallRepeated(
+            run_id=run_id,
+            ts=2.44,
+            step=1,
+            call_id="c3",
+            tool="calculator",
+            arguments={"expression": "1"},
+            first_step=1,
+            repeats=1,
+        ),
+        AnswerRequested(
+            run_id=run_id, ts=2.45, step=1, repeats=2, narrowing="the reply schema allows only a final answer"
         ),
         RunResumed(run_id=run_id, ts=2.5, from_step=2),
         FinalAnswer(run_id=run_id, ts=2.6, step=2, text="one"),
