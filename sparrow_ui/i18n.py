@@ -5,6 +5,7 @@ from __future__ import annotations
 from agent_core.untrusted import neutralize
 from sparrow_ui import settings
 from sparrow_ui.strings_access import STRINGS as ACCESS_STRINGS
+from sparrow_ui.strings_fit import STRINGS as FIT_STRINGS
 from sparrow_ui.strings_mcp import STRINGS as MCP_STRINGS
 from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
 from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
@@ -202,6 +203,7 @@ STRINGS.update(MEMORY_STRINGS)
 STRINGS.update(WORKBENCH_STRINGS)
 STRINGS.update(MCP_STRINGS)
 STRINGS.update(ACCESS_STRINGS)
+STRINGS.update(FIT_STRINGS)
 
 
 def lang() -> str:

@@ -14,8 +14,9 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core.formatting import clip, format_cost, format_duration, format_token_flow, format_tokens
-from agent_core.metrics import RunMetrics, SessionMetrics, ToolStats
+from agent_core.events import Usage
+from agent_core.formatting import clip, format_cost, format_duration, format_tokens, format_usage
+from agent_core.metrics import RunMetrics, SessionMetrics, ToolStats, calls_cost
 from agent_core.pricing import PriceTable
 from agent_core.protocols.json_reply import partial_answer
 from agent_core.transcript import ActionView, StepView, TurnView
@@ -187,12 +188,15 @@ def step_numbers(step: StepView, model: str, prices: PriceTable) -> str:
     if step.model_error and not step.usage.total_tokens:
         return format_duration(step.latency_ms)
     usage = step.usage
-    tokens = format_token_flow(
-        usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated, unit=t("unit.tokens")
-    )
-    cost = prices.cost(usage, model)
+    tokens = usage_text(usage)
+    cost = calls_cost(step.model_calls, model, prices)
     priced = [format_cost(cost, estimated=usage.estimated)] if cost is not None else []
     return " · ".join([format_duration(step.latency_ms), tokens, *priced])
+
+
+def usage_text(usage: Usage) -> str:
+    """Tokens in and out, with the cached and reasoning ones the provider counted, in the app's language."""
+    return format_usage(usage, unit=t("unit.tokens"), cached=t("unit.cached"), reasoning=t("unit.reasoning"))
 
 
 def step_body(step: StepView, turn: TurnView | None = None, index: int = 0) -> None:

@@ -256,10 +256,11 @@ def cmd_export_trace(args: argparse.Namespace) -> int:
     """Write the trace; with --format otel and OTEL_EXPORTER_OTLP_ENDPOINT set, also send it there."""
     store = open_store(args)
     with store_errors():
-        events, title = store.events(args.id), store.get_session(args.id).title
+        info = store.get_session(args.id)
+        events, title = store.events(args.id), info.title
         starters = store.run_starters(args.id)
     try:
-        prices = prices_from_env()
+        prices = prices_from_env().for_endpoint(info.config.base_url)
     except PricingError as exc:
         raise CliError(str(exc)) from None
     options: dict[str, object] = {

@@ -53,6 +53,8 @@ class Reply:
     """Fake server only: the Content-Type sent with ``raw_body``."""
     bad_chunk: str | None = None
     """Fake server only: streamed as ``data: <bad_chunk>`` after the first chunk (e.g. invalid JSON)."""
+    usage_details: dict[str, Any] | None = None
+    """Fake server only: more usage fields, sent as given (``prompt_tokens_details``, ``prompt_cache_hit_tokens``)."""
 
     @classmethod
     def call(cls, name: str, text: str = "", **arguments: Any) -> Reply:

@@ -89,6 +89,7 @@ def test_no_import_inside_a_function_or_behind_type_checking() -> None:
 
 DEFERRED_IMPORTS = {
     "agent_core.mcp": "the MCP SDK takes ~0.8 s to import; only a configured server needs it",
+    "agent_core.price_catalog": "genai-prices takes ~1 s to import (its price snapshot); only a cost needs it",
     "agent_core.tools.plugins": "plugin modules are named by the user (SPARROW_TOOLS, entry points)",
     "agent_core.trace_export.otlp": "the OpenTelemetry SDK is an optional extra, needed only to send",
     "agent_core.trace_export.otlp_http": "the OTLP protobuf classes are an optional extra, needed only to send",
