@@ -92,7 +92,6 @@ DEFERRED_IMPORTS = {
     "agent_core.price_catalog": "genai-prices takes ~1 s to import (its price snapshot); only a cost needs it",
     "agent_core.tools.plugins": "plugin modules are named by the user (SPARROW_TOOLS, entry points)",
     "agent_core.trace_export.otlp": "the OpenTelemetry SDK is an optional extra, needed only to send",
-    "agent_core.trace_export.otlp_http": "the OTLP protobuf classes are an optional extra, needed only to send",
 }
 """The modules allowed to import something on first use (through importlib), each with its reason."""
 
