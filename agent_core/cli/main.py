@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from agent_core.cli import access, ask, db, memory, sessions, tools
 from agent_core.cli.common import EXIT_RUN_FAILED, CliError
+from agent_core.cli.conventions import program_name, version
 
 COMMAND_GROUPS = (ask, tools, sessions, memory, access, db)
 """Each module adds its commands with ``register(subparsers)``, in this order in ``--help``."""
@@ -15,7 +16,8 @@ COMMAND_GROUPS = (ask, tools, sessions, memory, access, db)
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
-    parser = argparse.ArgumentParser(prog="python -m agent_core", description="Sparrow: a transparent ReAct agent.")
+    parser = argparse.ArgumentParser(prog=program_name(), description="Sparrow: a transparent ReAct agent.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     for group in COMMAND_GROUPS:
         group.register(sub)

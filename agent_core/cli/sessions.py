@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from functools import partial
 
-from agent_core.cli import examples
+from agent_core.cli import examples, schema
 from agent_core.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
@@ -68,6 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     rename.add_argument("title")
     _command(sub, "delete", "delete a session with its events and snapshots", cmd_delete, with_id=True)
     examples.register(sub)
+    schema.register(sub)
     resume = _command(sub, "resume", "continue a session's interrupted run after its last complete step", cmd_resume)
     resume.add_argument("id", help="session id")
     add_model_options(resume)
