@@ -42,7 +42,7 @@ def session_view(store: SessionStore, session_id: str | None) -> SessionView:
         view.info = info
         return view
     events = store.events(session_id)
-    metrics = session_metrics(events, prices=prices().for_endpoint(info.config.base_url)) if events else None
+    metrics = session_metrics(events, prices=prices()) if events else None
     view = SessionView(
         info,
         events,

@@ -261,7 +261,7 @@ def cmd_export_trace(args: argparse.Namespace) -> int:
         events, title = store.events(args.id), info.title
         starters = store.run_starters(args.id)
     try:
-        prices = prices_from_env().for_endpoint(info.config.base_url)
+        prices = prices_from_env()
     except PricingError as exc:
         raise CliError(str(exc)) from None
     options: dict[str, object] = {
