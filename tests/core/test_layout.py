@@ -88,6 +88,7 @@ def test_no_import_inside_a_function_or_behind_type_checking() -> None:
 
 
 DEFERRED_IMPORTS = {
+    "agent_core.attachments": "pypdf takes ~0.3 s to import; only an attached PDF needs it",
     "agent_core.mcp": "the MCP SDK takes ~0.8 s to import; only a configured server needs it",
     "agent_core.price_catalog": "genai-prices takes ~1 s to import (its price snapshot); only a cost needs it",
     "agent_core.tools.plugins": "plugin modules are named by the user (SPARROW_TOOLS, entry points)",
