@@ -21,6 +21,7 @@ from agent_core.pricing import PriceTable
 from agent_core.protocols.json_reply import partial_answer
 from agent_core.transcript import ActionView, StepView, TurnView
 from agent_core.untrusted import neutralize, plain
+from sparrow_ui import chat_attachments
 from sparrow_ui.i18n import status_label, t
 from sparrow_ui.literal import literal
 from sparrow_ui.step_status import failing, raw_arguments, repeated_from, step_chips, stopped_here
@@ -62,10 +63,11 @@ def metrics_line(metrics: RunMetrics | SessionMetrics) -> str:
     return " · ".join(parts)
 
 
-def user_message(question: str) -> None:
-    """The user's question as a chat bubble."""
+def user_message(question: str, attachments: Sequence[dict[str, str]] = ()) -> None:
+    """The user's question as a chat bubble, with thumbnails of what was attached."""
     with st.chat_message("user"):
         st.markdown(literal(question))
+        chat_attachments.thumbnails(attachments)
 
 
 def answer_body(turn: TurnView) -> None:
