@@ -277,7 +277,7 @@ def approval_box(tool: str, arguments: dict[str, Any], key: str, on_decide: Any)
             on_click=on_decide,
             args=(True,),
             icon=":material/check:",
-            use_container_width=True,
+            width="stretch",
         )
         no.button(
             t("approval.deny"),
@@ -285,7 +285,7 @@ def approval_box(tool: str, arguments: dict[str, Any], key: str, on_decide: Any)
             on_click=on_decide,
             args=(False,),
             icon=":material/block:",
-            use_container_width=True,
+            width="stretch",
         )
 
 

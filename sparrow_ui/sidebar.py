@@ -80,7 +80,7 @@ def _endpoint_settings(env_key: str | None) -> None:
     )
     if env_key and not settings.get(settings.SECRET):
         st.caption(t("model.key_from_env"))
-    if st.button(t("model.test"), key="cfg_test", use_container_width=True):
+    if st.button(t("model.test"), key="cfg_test", width="stretch"):
         _test_connection(_config(env_key))
 
 
