@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from agent_core.approvals import Approvals
+from agent_core.attachments import Attachment, check_attachments
 from agent_core.context import ConversationMemory, rebuild_scratchpad
 from agent_core.events import Event, RunStarted
 from agent_core.limits import CancelToken
@@ -51,9 +52,21 @@ class Agent:
         self.recorded: RecordedResults | None = None
         """Set for a fork: the original run whose tool results are reused (see ``agent_core.fork``)."""
 
-    def run(self, question: str, *, cancel: CancelToken | None = None, run_id: str | None = None) -> Iterator[Event]:
-        """Answer ``question``: yields RunStarted … RunFinished, exactly one RunFinished, always last."""
-        loop = RunLoop(self.context(), question, run_id=run_id or new_run_id(), cancel=cancel or CancelToken())
+    def run(
+        self,
+        question: str,
+        *,
+        cancel: CancelToken | None = None,
+        run_id: str | None = None,
+        attachments: Sequence[Attachment] = (),
+    ) -> Iterator[Event]:
+        """Answer ``question``: yields RunStarted … RunFinished, exactly one RunFinished, always last.
+
+        ``attachments`` go with the question (AttachmentError at once when the model is known to take no images).
+        """
+        check_attachments(attachments, self.model.name)
+        parts = dataclasses.replace(self.context(), attachments=tuple(attachments))
+        loop = RunLoop(parts, question, run_id=run_id or new_run_id(), cancel=cancel or CancelToken())
         return loop.events()
 
     def resume(self, run_events: Sequence[Event], *, cancel: CancelToken | None = None) -> Iterator[Event]:
@@ -63,9 +76,8 @@ class Agent:
             raise ValueError("cannot resume: the events hold no run_started event")
         pad, last_step = rebuild_scratchpad(run_events, self.protocol, list(self.tools), self.settings.keep_steps)
         point = ResumePoint(pad, last_step + 1, tuple(run_events))
-        loop = RunLoop(
-            self.context(), started.question, run_id=started.run_id, cancel=cancel or CancelToken(), resume=point
-        )
+        parts = dataclasses.replace(self.context(), attachments=tuple(map(Attachment.from_dict, started.attachments)))
+        loop = RunLoop(parts, started.question, run_id=started.run_id, cancel=cancel or CancelToken(), resume=point)
         return loop.events()
 
     def context(self) -> RunContext:

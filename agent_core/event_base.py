@@ -23,6 +23,10 @@ class Usage:
     """Tokens the model wrote."""
     estimated: bool = False
     """True when the provider sent no usage and the numbers are Sparrow's estimate."""
+    cached_tokens: int = field(default=0, metadata={"later": True})
+    """Of ``prompt_tokens``, those the provider read from its prompt cache (billed at the cached-input rate)."""
+    reasoning_tokens: int = field(default=0, metadata={"later": True})
+    """Of ``completion_tokens``, those the model spent reasoning (billed as output, often not shown)."""
 
     @property
     def total_tokens(self) -> int:
@@ -34,6 +38,8 @@ class Usage:
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
             self.estimated or other.estimated,
+            self.cached_tokens + other.cached_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
         )
 
 
@@ -75,7 +81,7 @@ class EventBase:
 def plain(value: Any) -> Any:
     """A JSON-ready copy: dataclasses become dicts, tuples become lists."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return without_unset({f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}, type(value))
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     if isinstance(value, dict):

@@ -45,6 +45,8 @@ class RunStarted(EventBase):
     """JSON schemas of the tools available to this run (OpenAI function format)."""
     settings: dict[str, Any] = field(default_factory=dict)
     """Limits and sampling settings (max_steps, time limits, temperature...). Never secrets."""
+    attachments: tuple[dict[str, str], ...] = field(default=(), metadata=LATER)
+    """Files attached to the question: ``{"name", "mime", "data" (image, base64) | "text"}``."""
 
 
 @dataclass(frozen=True, kw_only=True)

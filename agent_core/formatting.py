@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
+from agent_core.events import Usage
+
 UNKNOWN = "—"
 """What an unknown figure looks like."""
 ESTIMATED = "~"
@@ -48,6 +50,17 @@ def format_token_flow(
     """Tokens in and out of a model call or a run, the one way every view says it: ``729 → 23 tokens``."""
     sent = format_tokens(prompt, estimated=estimated)
     return f"{sent} → {format_tokens(completion, estimated=estimated)} {unit}"
+
+
+def format_usage(usage: Usage, *, unit: str = "tokens", cached: str = "cached", reasoning: str = "reasoning") -> str:
+    """``729 → 23 tokens``, with what the provider said of them: ``729 (512 cached) → 23 (12 reasoning) tokens``."""
+    sent = format_tokens(usage.prompt_tokens, estimated=usage.estimated)
+    if usage.cached_tokens:
+        sent += f" ({format_tokens(usage.cached_tokens)} {cached})"
+    written = format_tokens(usage.completion_tokens, estimated=usage.estimated)
+    if usage.reasoning_tokens:
+        written += f" ({format_tokens(usage.reasoning_tokens)} {reasoning})"
+    return f"{sent} → {written} {unit}"
 
 
 def _compact(count: int) -> str:

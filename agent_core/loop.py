@@ -161,6 +161,7 @@ class RunLoop:
             protocol=self.protocol.name,
             tools=tuple(t.schema for t in self.tools),
             settings=plain(self.settings),
+            attachments=tuple(a.to_dict() for a in self.parts.attachments),
         )
 
 

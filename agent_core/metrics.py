@@ -201,6 +201,14 @@ def turn_metrics(turn: TurnView, *, prices: PriceTable = DEFAULT_TABLE) -> RunMe
     )
 
 
+def calls_cost(calls: Sequence[ModelFinished], model: str, prices: PriceTable) -> float | None:
+    """USD cost of model calls, each at the price in force when it was made; None when one is unknown."""
+    total: float | None = 0.0
+    for m in calls:
+        total = _add(total, prices.cost(m.usage, m.model or model, m.ts))
+    return total
+
+
 def _step(run_id: str, step: StepView, run_model: str, prices: PriceTable) -> StepMetrics:
     """The figures of one folded step: its model calls (a re-run one included) and its finished tool calls."""
     model, usage, latency = run_model, Usage(), 0.0
@@ -216,7 +224,7 @@ def _step(run_id: str, step: StepView, run_model: str, prices: PriceTable) -> St
         if m.ttft_ms is not None:
             ttft = m.ttft_ms if ttft is None else min(ttft, m.ttft_ms)
         format_error, error = m.format_error or format_error, m.error or error
-        cost_total = _add(cost_total, prices.cost(m.usage, model))
+        cost_total = _add(cost_total, prices.cost(m.usage, model, m.ts))
     tools: list[str] = []
     tool_errors, tool_ms = 0, 0.0
     for action in step.tool_calls:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agent_core.approvals import Approvals
+from agent_core.attachments import Attachment
 from agent_core.context import ConversationMemory
 from agent_core.models.base import ChatModel
 from agent_core.output_check import OutputCheck
@@ -84,3 +85,5 @@ class RunContext:
     """Checks tool outputs and replies before they are shown or stored; None turns it off."""
     recorded: RecordedResults | None = None
     """A fork's original run: its recorded tool results are reused for the same calls (see ``reuse``)."""
+    attachments: tuple[Attachment, ...] = ()
+    """Files attached to the run's question (sent with it, see ``attachments``)."""

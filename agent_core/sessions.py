@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from agent_core.agent import Agent, AgentSettings, new_run_id
+from agent_core.attachments import Attachment, check_attachments
 from agent_core.context import ConversationMemory
 from agent_core.events import Event, RunStarted
 from agent_core.limits import CancelToken
@@ -105,11 +106,13 @@ def run_in_session(
     cancel: CancelToken | None = None,
     persist_deltas: bool = False,
     run_id: str | None = None,
+    attachments: Sequence[Attachment] = (),
 ) -> Iterator[Event]:
     """Run ``question`` with ``agent``, recording every event in the session (see ``record_events``).
 
     The run is claimed for this process first: raises SessionBusy if the session has a live run anywhere.
     """
+    check_attachments(attachments, agent.model.name)  # refused before anything is claimed or sent
     cancel = cancel or CancelToken()
     owners = RunOwners(store.engine)
     claim = store.claim_run(session_id, run_id or new_run_id())  # SessionNotFound (or ReadOnly) before anything
@@ -118,7 +121,7 @@ def run_in_session(
     except BaseException:
         owners.release(claim)
         raise
-    events = agent.run(question, cancel=cancel, run_id=claim.run_id)
+    events = agent.run(question, cancel=cancel, run_id=claim.run_id, attachments=attachments)
     return owned(owners, claim, cancel, record_events(store, session_id, events, persist_deltas=persist_deltas))
 
 

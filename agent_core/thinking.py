@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
+from agent_core.attachments import user_content
 from agent_core.context import Scratchpad
 from agent_core.events import Event, ModelFinished, OutputFlagged, Usage
 from agent_core.limits import CancelToken, Deadline, RunStopped
@@ -161,7 +162,7 @@ class Thinking:
             prefix = [
                 {"role": "system", "content": system},
                 *memory.messages(self.parts.protocol.history_answer),
-                {"role": "user", "content": self.question},
+                {"role": "user", "content": user_content(self.question, self.parts.attachments)},
             ]
             self._prefixes[key] = (prefix, estimate_messages(prefix))
         return self._prefixes[key]

@@ -9,7 +9,7 @@ import streamlit as st
 from agent_core.models import ModelError
 from agent_core.store import SessionNotFound
 from agent_core.untrusted import neutralize
-from sparrow_ui import examples, whatif
+from sparrow_ui import chat_attachments, examples, whatif
 from sparrow_ui.auth import read_only
 from sparrow_ui.conversation import conversation, recent_turns, trace_panel
 from sparrow_ui.i18n import t
@@ -105,10 +105,14 @@ with trace_column, st.container(key=TRACE_KEY):
 
 question = None
 if not viewing:
-    question = st.chat_input(
-        t("chat.placeholder") if config.configured else t("chat.placeholder_off"),
-        disabled=not config.configured or queued(session_id) is not None,
-        key="question",
+    question = chat_attachments.question_of(  # the text; attached files wait for the run
+        chat_attachments.chat_box(
+            t("chat.placeholder") if config.configured else t("chat.placeholder_off"),
+            disabled=not config.configured or queued(session_id) is not None,
+            key="question",
+        ),
+        session_id,
+        config.model,
     )
 if question and question.strip():
     try:

@@ -58,7 +58,7 @@ def _turn(
     session_id: str | None,
 ) -> DeltaGenerator | None:
     """One turn's question and answer; returns its answer slot when it is the live turn."""
-    render.user_message(turn.question)
+    render.user_message(turn.question, turn.run_started.attachments if turn.run_started else ())
     with st.chat_message("assistant"):
         if turn.run_id == live_run_id:
             slot = st.empty()

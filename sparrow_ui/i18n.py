@@ -5,6 +5,7 @@ from __future__ import annotations
 from agent_core.untrusted import neutralize
 from sparrow_ui import settings
 from sparrow_ui.strings_access import STRINGS as ACCESS_STRINGS
+from sparrow_ui.strings_fit import STRINGS as FIT_STRINGS
 from sparrow_ui.strings_mcp import STRINGS as MCP_STRINGS
 from sparrow_ui.strings_memory import STRINGS as MEMORY_STRINGS
 from sparrow_ui.strings_repeat import STRINGS as REPEAT_STRINGS
@@ -206,6 +207,7 @@ STRINGS.update(MCP_STRINGS)
 STRINGS.update(ACCESS_STRINGS)
 STRINGS.update(TRUST_STRINGS)
 STRINGS.update(REPEAT_STRINGS)
+STRINGS.update(FIT_STRINGS)
 
 
 def lang() -> str:

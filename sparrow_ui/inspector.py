@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from agent_core.events import Event, ModelFinished, with_full_messages
-from agent_core.formatting import clip, format_cost, format_duration, format_token_flow
+from agent_core.formatting import clip, format_cost, format_duration
 from agent_core.metrics import RunMetrics, StepMetrics
 from agent_core.pricing import PriceTable
 from agent_core.time_split import TimeSplit
@@ -34,9 +34,7 @@ LONG_TEXT = 1500
 def run_summary(metrics: RunMetrics, status: str, split: TimeSplit | None = None) -> None:
     """Status, steps, tokens (prompt → completion), cost, and time with its split (parts that add up, when given)."""
     usage = metrics.usage
-    tokens = format_token_flow(
-        usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated, unit=t("unit.tokens")
-    )
+    tokens = render.usage_text(usage)
     parts = t("traces.col.split", model=format_duration(metrics.model_ms), tools=format_duration(metrics.tool_ms))
     if split is not None:
         ms = (split.model_ms, split.tool_ms, split.start_ms, split.between_ms)
@@ -87,6 +85,8 @@ def step_rows(metrics: RunMetrics, turn: TurnView) -> list[dict[str, Any]]:
                 "thought": clip(view.thought if view else "", 120, one_line=True),
                 "prompt": m.usage.prompt_tokens,
                 "completion": m.usage.completion_tokens,
+                "cached": m.usage.cached_tokens,
+                "reasoning": m.usage.reasoning_tokens,
                 "estimated": m.usage.estimated,
                 "latency_ms": m.latency_ms,
                 "ttft_ms": m.ttft_ms,
@@ -130,13 +130,15 @@ STEP_COLUMNS = (
     "tool_ms",
     "prompt",
     "completion",
+    "cached",
+    "reasoning",
     "estimated",
     "cost",
     "thought",
 )
 """The steps table's columns: the error beside the action and the figures before the free text, so a narrow
 screen cuts off the end of a thought rather than a number."""
-_ONLY_WHEN_SET = ("error", "estimated")
+_ONLY_WHEN_SET = ("error", "estimated", "cached", "reasoning")
 """Columns left out when no row has a value in them (most runs have no error and no estimated tokens)."""
 
 
@@ -176,6 +178,8 @@ def steps_table(metrics: RunMetrics, turn: TurnView) -> None:
             "thought": column.TextColumn(t("trace.thought"), width="large"),
             "prompt": column.NumberColumn(t("traces.col.prompt"), format="localized"),
             "completion": column.NumberColumn(t("traces.col.completion"), format="localized"),
+            "cached": column.NumberColumn(t("traces.col.cached"), format="localized"),
+            "reasoning": column.NumberColumn(t("traces.col.reasoning"), format="localized"),
             "estimated": column.CheckboxColumn(t("traces.col.estimated"), help=t("traces.tokens.estimated_help")),
             "latency_ms": column.NumberColumn(t("traces.col.latency")),
             "ttft_ms": column.NumberColumn(t("traces.col.ttft")),
@@ -278,9 +282,7 @@ def raw_output(call: ModelFinished) -> None:
     usage = call.usage
     facts = [
         f"{call.model or '—'}",
-        format_token_flow(
-            usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated, unit=t("unit.tokens")
-        ),
+        render.usage_text(usage),
         f"{t('traces.col.latency')} {format_duration(call.latency_ms)}",
         f"{t('traces.col.ttft')} {format_duration(call.ttft_ms)}",
         f"finish_reason: {call.finish_reason or '—'}",

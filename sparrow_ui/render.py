@@ -14,12 +14,14 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core.formatting import clip, format_cost, format_duration, format_token_flow, format_tokens
-from agent_core.metrics import RunMetrics, SessionMetrics, ToolStats
+from agent_core.events import Usage
+from agent_core.formatting import clip, format_cost, format_duration, format_tokens, format_usage
+from agent_core.metrics import RunMetrics, SessionMetrics, ToolStats, calls_cost
 from agent_core.pricing import PriceTable
 from agent_core.protocols.json_reply import partial_answer
 from agent_core.transcript import ActionView, StepView, TurnView
 from agent_core.untrusted import neutralize, plain
+from sparrow_ui import chat_attachments
 from sparrow_ui.i18n import status_label, t
 from sparrow_ui.literal import literal
 from sparrow_ui.step_status import (
@@ -70,10 +72,11 @@ def metrics_line(metrics: RunMetrics | SessionMetrics) -> str:
     return " · ".join(parts)
 
 
-def user_message(question: str) -> None:
-    """The user's question as a chat bubble."""
+def user_message(question: str, attachments: Sequence[dict[str, str]] = ()) -> None:
+    """The user's question as a chat bubble, with thumbnails of what was attached."""
     with st.chat_message("user"):
         st.markdown(literal(question))
+        chat_attachments.thumbnails(attachments)
 
 
 def answer_body(turn: TurnView) -> None:
@@ -188,12 +191,15 @@ def step_numbers(step: StepView, model: str, prices: PriceTable) -> str:
     if step.model_error and not step.usage.total_tokens:
         return format_duration(step.latency_ms)
     usage = step.usage
-    tokens = format_token_flow(
-        usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated, unit=t("unit.tokens")
-    )
-    cost = prices.cost(usage, model)
+    tokens = usage_text(usage)
+    cost = calls_cost(step.model_calls, model, prices)
     priced = [format_cost(cost, estimated=usage.estimated)] if cost is not None else []
     return " · ".join([format_duration(step.latency_ms), tokens, *priced])
+
+
+def usage_text(usage: Usage) -> str:
+    """Tokens in and out, with the cached and reasoning ones the provider counted, in the app's language."""
+    return format_usage(usage, unit=t("unit.tokens"), cached=t("unit.cached"), reasoning=t("unit.reasoning"))
 
 
 def step_body(step: StepView, turn: TurnView | None = None, index: int = 0, *, replay: bool = False) -> None:
@@ -279,7 +285,7 @@ def approval_box(tool: str, arguments: dict[str, Any], key: str, on_decide: Any,
             on_click=on_decide,
             args=(True,),
             icon=":material/check:",
-            use_container_width=True,
+            width="stretch",
         )
         no.button(
             t("approval.deny"),
@@ -287,7 +293,7 @@ def approval_box(tool: str, arguments: dict[str, Any], key: str, on_decide: Any,
             on_click=on_decide,
             args=(False,),
             icon=":material/block:",
-            use_container_width=True,
+            width="stretch",
         )
 
 

@@ -20,6 +20,7 @@ from agent_core.store import SessionNotFound, SessionStore
 from agent_core.store.run_owners import RunOwner, SessionBusy
 from agent_core.tools import Tool
 from agent_core.trace_export.live import live_export
+from sparrow_ui import chat_attachments
 from sparrow_ui.i18n import t
 from sparrow_ui.state import ModelConfig, live_runs
 
@@ -132,9 +133,10 @@ def start_question(store: SessionStore, session_id: str, config: ModelConfig, qu
     """Run ``question`` in the session with the sidebar's configuration; SessionBusy if a run is live anywhere."""
     agent = session_agent(store, session_id, config)
     run_id = new_run_id()
+    files = chat_attachments.pending(session_id)
 
     def make(cancel: CancelToken) -> Iterator[Event]:
-        recorded = run_in_session(store, session_id, agent, question, cancel=cancel, run_id=run_id)
+        recorded = run_in_session(store, session_id, agent, question, cancel=cancel, run_id=run_id, attachments=files)
         # spans sent while the run goes, if OTLP is set
         return live_export(recorded, session_id=session_id, started_by=store.actor.label)
 

@@ -20,14 +20,14 @@ def session_controls(store: SessionStore, view: SessionView, *, live_run_id: str
     busy = live_run_id is not None
     with st.sidebar:
         st.subheader(t("session.header"))
-        if st.button(t("session.new"), icon=":material/add:", key="new_chat", use_container_width=True, disabled=busy):
+        if st.button(t("session.new"), icon=":material/add:", key="new_chat", width="stretch", disabled=busy):
             open_session(None)
             st.rerun()
         if view.info is not None:
             session_id = view.info.id
             st.caption(plain(view.info.title))
             with (
-                st.popover(t("session.save"), icon=":material/bookmark_add:", use_container_width=True),
+                st.popover(t("session.save"), icon=":material/bookmark_add:", width="stretch"),
                 st.container(width=280),  # the same width before and after saving
             ):
                 name = st.text_input(t("session.snapshot_name"), key="snapshot_name", max_chars=100)
@@ -40,7 +40,7 @@ def session_controls(store: SessionStore, view: SessionView, *, live_run_id: str
                 data=lambda: export_session(store, session_id),
                 file_name=export_filename(view.info),
                 mime="application/json",
-                use_container_width=True,
+                width="stretch",
                 on_click="ignore",
             )
         uploader_words()

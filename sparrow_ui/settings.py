@@ -9,6 +9,7 @@ API key), so a reload or a new tab of this server starts with them. With sign-in
 own (``ui_settings/<hash of the owner key>.json``): one user's choices are nobody else's defaults, and a tab
 whose user changes (sign out, sign in as someone else) starts again from that user's. The language belongs to the person
 looking, so it lives in the URL (``?lang=zh``): a reload or a shared link keeps it, another tab is not changed.
+Until one is picked it is the browser's (``st.context.locale``); the URL holds only a choice that differs from it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agent_core.models import DEFAULT_MODEL
 from agent_core.providers import guess_provider
 from sparrow_ui.auth import identity
+from sparrow_ui.browser_language import browser_language
 from sparrow_ui.state import available_tools
 
 _STATE = "_sparrow_settings"
@@ -88,7 +90,7 @@ def settings() -> dict[str, Any]:
         st.session_state[_USER] = user
         loaded = _load(user).model_dump()
         asked = st.query_params.get(LANG_PARAM)
-        loaded["lang_choice"] = asked if asked in ("en", "zh") else "en"
+        loaded["lang_choice"] = asked if asked in ("en", "zh") else browser_language()
         tools = list(available_tools())
         chosen = loaded["cfg_tools"]
         loaded["cfg_tools"] = tools if chosen is None else [name for name in chosen if name in tools]
@@ -124,7 +126,7 @@ def _save() -> None:
 def keep_language_in_url() -> None:
     """Put the chosen language in the URL (page navigation drops query parameters, so on every run)."""
     chosen = settings()["lang_choice"]
-    if chosen == "en":
+    if chosen == browser_language():
         st.query_params.pop(LANG_PARAM, None)
     elif st.query_params.get(LANG_PARAM) != chosen:
         st.query_params[LANG_PARAM] = chosen

@@ -71,7 +71,7 @@ def _locked_settings(policy: EndpointPolicy) -> None:
     """What the operator fixed: shown, not editable; Test connection still works."""
     config = _config(policy)
     st.caption(t("model.locked", url=config.base_url or OPENAI_API, model=config.model))
-    if st.button(t("model.test"), key="cfg_test", use_container_width=True):
+    if st.button(t("model.test"), key="cfg_test", width="stretch"):
         _test_connection(config)
 
 
@@ -95,7 +95,7 @@ def _endpoint_settings(policy: EndpointPolicy) -> None:
         help=t("model.key_help"),
     )
     _key_note(policy)
-    if st.button(t("model.test"), key="cfg_test", use_container_width=True):
+    if st.button(t("model.test"), key="cfg_test", width="stretch"):
         _test_connection(_config(policy))
 
 

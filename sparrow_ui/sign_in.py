@@ -79,7 +79,7 @@ def account(claims: dict[str, Any], is_admin: bool) -> None:
         who = email_of(claims) or str(claims.get("sub") or "?")
         role = f" · {t('auth.admin')}" if is_admin else ""
         st.caption(f":material/account_circle: {t('auth.signed_in_as', who=who)}{role}")
-        if st.button(t("auth.sign_out"), icon=":material/logout:", key="sign_out", use_container_width=True):
+        if st.button(t("auth.sign_out"), icon=":material/logout:", key="sign_out", width="stretch"):
             forget_share()
             st.logout()
 

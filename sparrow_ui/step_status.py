@@ -13,8 +13,8 @@ from typing import Literal
 
 from agent_core.transcript import ActionView, StepView, TurnView
 from sparrow_ui.i18n import t
-from sparrow_ui.strings_demo import td
 from sparrow_ui.repeat_status import repeat_chips
+from sparrow_ui.strings_demo import td
 
 _HTTP_CODE = re.compile(r"\((\d{3})\)")
 DEFAULT_FORMAT_RETRIES = 2

@@ -3,9 +3,11 @@
 STRINGS: dict[str, dict[str, str]] = {
     "mcp.title": {"en": "MCP servers", "zh": "MCP 服务器"},
     "mcp.none": {
-        "en": "No MCP servers configured. Put an `mcp.json` with an `mcpServers` object beside the app (or point "
+        "en": "No MCP servers configured. Put an `mcp.json` (or Claude Code's `.mcp.json`, Cursor's "
+        "`.cursor/mcp.json`) with an `mcpServers` object beside the app (or point "
         "`SPARROW_MCP_CONFIG` at one) and restart the app: each server's tools then appear here.",
-        "zh": "尚未配置 MCP 服务器。在应用旁放一个含 `mcpServers` 对象的 `mcp.json`（或用 `SPARROW_MCP_CONFIG` "
+        "zh": "尚未配置 MCP 服务器。在应用旁放一个含 `mcpServers` 对象的 `mcp.json`（或 Claude Code 的 `.mcp.json`、"
+        "Cursor 的 `.cursor/mcp.json`；或用 `SPARROW_MCP_CONFIG` "
         "指向它）并重启应用，各服务器的工具就会出现在这里。",
     },
     "mcp.tools": {"en": "Tools: {tools}", "zh": "工具：{tools}"},

@@ -265,7 +265,7 @@ def spread_chart(step: StepView, key: str) -> None:
         )
         .properties(height=max(60, 28 * len(rows)))
     )
-    st.altair_chart(chart, use_container_width=True, key=f"{key}_chart")
+    st.altair_chart(chart, width="stretch", key=f"{key}_chart")
     _sample_costs(step)
 
 

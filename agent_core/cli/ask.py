@@ -7,7 +7,9 @@ import sys
 from collections.abc import Callable, Iterator
 from functools import partial
 
+from agent_core.attachments import AttachmentError, attach_path
 from agent_core.cli.common import (
+    CliError,
     add_approval_option,
     add_content_option,
     add_db_option,
@@ -32,6 +34,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     """Add the ``ask`` command."""
     ask = subparsers.add_parser("ask", help="answer a question, printing the live trace to stderr")
     ask.add_argument("question")
+    ask.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="attach a file to the question (repeatable): an image, or .txt .md .csv .json .pdf as context",
+    )
     add_model_options(ask)
     ask.add_argument(
         "--protocol",
@@ -67,10 +76,18 @@ def cmd_ask(args: argparse.Namespace) -> int:
     """Run one question and report it, recorded in a new session (or ``--session ID``) unless ``--no-save``."""
     cancel = CancelToken()
     approvals = approvals_of(args)
+    try:
+        args.attachments = [attach_path(path) for path in args.attach]
+    except AttachmentError as exc:
+        raise CliError(str(exc)) from None
     if args.no_save:
         agent = agent_from_args(args)
         live = partial(live_export, include_content=args.include_content)
-        run = with_sigint(cancel, lambda: live(agent.run(args.question, cancel=cancel)))
+        try:
+            events = agent.run(args.question, cancel=cancel, attachments=args.attachments)
+        except AttachmentError as exc:
+            raise CliError(str(exc)) from None
+        run = with_sigint(cancel, lambda: live(events))
         return report(run, as_json=args.json, approvals=approvals)
     run = with_sigint(cancel, recorded_ask(args, cancel))
     return report(run, as_json=args.json, approvals=approvals)
@@ -89,7 +106,12 @@ def recorded_ask(args: argparse.Namespace, cancel: CancelToken) -> Callable[[], 
             load_memory(agent, store.events(session.id))
         interrupted = store.interrupted_run(session.id)
         connect_memory(agent, MemoryStore(store.engine, actor=store.actor), session_id=session.id)
-        events = run_in_session(store, session.id, agent, args.question, cancel=cancel)  # claims the session now
+        try:  # claims the session now
+            events = run_in_session(
+                store, session.id, agent, args.question, cancel=cancel, attachments=args.attachments
+            )
+        except AttachmentError as exc:
+            raise CliError(str(exc)) from None
         if interrupted is not None:
             print(
                 f"note: the last run of this session was interrupted; `sessions resume {session.id}` continues it",

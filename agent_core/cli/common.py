@@ -77,7 +77,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def local_model(args: argparse.Namespace) -> OpenAIChatModel:
+def local_model(args: argparse.Namespace) -> models.OpenAIChatModel:
     """The built-in small model, its server started now (it stops when the command exits)."""
     try:
         return local_chat_model(timeout=args.timeout, streaming=not args.no_stream)

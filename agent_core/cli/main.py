@@ -12,6 +12,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+from agent_core.cli.conventions import program_name, version
 from agent_core.cli.errors import EXIT_RUN_FAILED, CliError
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -30,7 +31,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser: the command named in ``argv`` in full (every command when ``argv`` is None)."""
-    parser = argparse.ArgumentParser(prog="python -m agent_core", description="Sparrow: a transparent ReAct agent.")
+    parser = argparse.ArgumentParser(prog=program_name(), description="Sparrow: a transparent ReAct agent.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     chosen = set(COMMANDS) if argv is None else set(argv[:1]) & COMMANDS.keys()
     for name, (module, help_text) in COMMANDS.items():

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from functools import partial
 
-from agent_core.cli import examples, whatif
+from agent_core.cli import examples, schema, whatif
 from agent_core.cli.common import (
     EXIT_OK,
     EXIT_RUN_FAILED,
@@ -69,6 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     _command(sub, "delete", "delete a session with its events and snapshots", cmd_delete, with_id=True)
     examples.register(sub)
     whatif.register(sub)
+    schema.register(sub)
     resume = _command(sub, "resume", "continue a session's interrupted run after its last complete step", cmd_resume)
     resume.add_argument("id", help="session id")
     add_model_options(resume)
@@ -260,7 +261,8 @@ def cmd_export_trace(args: argparse.Namespace) -> int:
     """Write the trace; with --format otel and OTEL_EXPORTER_OTLP_ENDPOINT set, also send it there."""
     store = open_store(args)
     with store_errors():
-        events, title = store.events(args.id), store.get_session(args.id).title
+        info = store.get_session(args.id)
+        events, title = store.events(args.id), info.title
         starters = store.run_starters(args.id)
     try:
         prices = prices_from_env()

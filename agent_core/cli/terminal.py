@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 
 from agent_core.approvals import Approvals, approval_key
 from agent_core.cli.common import EXIT_CANCELLED, EXIT_OK, EXIT_RUN_FAILED, CliError
+from agent_core.cli.conventions import use_color
 from agent_core.console import TracePrinter
 from agent_core.events import ApprovalRequested, Event, RunFinished
 from agent_core.limits import CancelToken
@@ -47,7 +48,7 @@ def with_sigint(cancel: CancelToken, start: Callable[[], Iterator[Event]]) -> It
 
 def report(events: Iterator[Event], *, as_json: bool, approvals: Approvals | None = None) -> int:
     """Print events (trace on stderr, answer on stdout, or JSON lines), ask for approvals, return the exit code."""
-    printer = TracePrinter(HidingWriter(sys.stderr), color=sys.stderr.isatty())
+    printer = TracePrinter(HidingWriter(sys.stderr), color=use_color(sys.stderr))
     finished: RunFinished | None = None
     for event in events:
         if as_json:

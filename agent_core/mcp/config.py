@@ -1,15 +1,18 @@
 """MCP server settings: the ``mcpServers`` JSON that Claude Desktop, Cursor and others keep, and where to find it.
 
-The file is found, in this order, at ``--mcp-config FILE`` (the CLI), ``$SPARROW_MCP_CONFIG``, or ``mcp.json`` in
-the working directory. Each server is either a local command spoken to over stdio::
+The file is found, in this order, at ``--mcp-config FILE`` (the CLI), ``$SPARROW_MCP_CONFIG``, or in the working
+directory as ``mcp.json``, ``.mcp.json`` (Claude Code's project file) or ``.cursor/mcp.json`` (Cursor's), the first
+that exists. Each server is either a local command spoken to over stdio::
 
     {"mcpServers": {"time": {"command": "mcp-server-time", "args": [], "env": {}, "cwd": "."}}}
 
-or a remote server over streamable HTTP: ``{"url": "https://…/mcp", "headers": {"Authorization": "Bearer …"}}``.
-Sparrow's own keys: ``trust`` (true: its tools run without asking for approval; default false), ``timeout``
-(seconds per call, default 30), ``startupTimeout`` (seconds to start and list tools, default 30) and ``disabled``.
-``${VAR}`` (or ``${env:VAR}``) in ``env`` values and ``headers`` is replaced by that environment variable, so
-secrets need not live in the file. Keys other tools add (``autoApprove``…) are ignored.
+or a remote server over streamable HTTP: ``{"url": "https://…/mcp", "headers": {"Authorization": "Bearer …"}}``
+(``"type": "sse"`` for one that speaks the older HTTP+SSE transport). ``autoApprove`` (Cline, Roo) lists tools that
+run without asking; Sparrow's own keys: ``trust`` (true: all its tools run without asking; default false),
+``timeout`` (seconds per call, default 30), ``startupTimeout`` (seconds to start and list tools, default 30) and
+``disabled``. ``${VAR}``, ``${env:VAR}`` and ``${VAR:-default}`` in ``command``, ``args``, ``url``, ``env`` and
+``headers`` are replaced by that environment variable (or the default), so secrets need not live in the file.
+Other keys tools add are ignored.
 """
 
 from __future__ import annotations
@@ -28,7 +31,12 @@ from agent_core import json_limits
 
 CONFIG_ENV = "SPARROW_MCP_CONFIG"
 DEFAULT_FILE = "mcp.json"
-_VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
+PROJECT_FILES = (DEFAULT_FILE, ".mcp.json", ".cursor/mcp.json")
+"""Looked for in the working directory, in this order: Sparrow's, Claude Code's, Cursor's."""
+_VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_TYPES = {None: None, "stdio": "stdio", "sse": "sse"} | dict.fromkeys(
+    ("http", "streamable-http", "streamableHttp"), "http"
+)
 
 
 class McpConfigError(ValueError):
@@ -53,7 +61,7 @@ class ServerConfig(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     """HTTP headers sent with every request (e.g. Authorization)."""
     type: str | None = None
-    """Optional transport hint other tools write: ``stdio``, ``http`` or ``streamable-http``."""
+    """Optional transport hint other tools write: ``stdio``, ``http``, ``streamable-http`` or ``sse``."""
     trust: bool = False
     """True: the server's tools run without asking for approval."""
     timeout: float = Field(30.0, gt=0)
@@ -62,21 +70,32 @@ class ServerConfig(BaseModel):
     """Seconds to start the server and list its tools."""
     disabled: bool = False
     """True: listed but not started."""
+    auto_approve: tuple[str, ...] = Field((), alias="autoApprove")
+    """The server's own names of tools that run without asking for approval (the rest still ask)."""
 
     @model_validator(mode="after")
     def _one_transport(self) -> ServerConfig:
         if bool(self.command) == bool(self.url):
             raise ValueError("give either 'command' (a local server over stdio) or 'url' (streamable HTTP), not both")
-        if self.type not in (None, "stdio", "http", "streamable-http", "streamableHttp"):
-            raise ValueError(f"transport type {self.type!r} is not supported; use stdio or streamable HTTP")
-        if self.url and not self.url.startswith(("http://", "https://")):
+        if self.type not in _TYPES:
+            raise ValueError(f"transport type {self.type!r} is not supported; use stdio, http (streamable) or sse")
+        if self.command and _TYPES[self.type] not in (None, "stdio"):
+            raise ValueError(f"type {self.type!r} needs a 'url', not a 'command'")
+        if self.url and not self.disabled and not self.url.startswith(("http://", "https://")):
             raise ValueError(f"url {self.url!r} must start with http:// or https://")
         return self
 
     @property
     def transport(self) -> str:
-        """``stdio`` or ``http``."""
-        return "stdio" if self.command else "http"
+        """``stdio``, ``http`` (streamable HTTP) or ``sse`` (the older HTTP+SSE transport, or a url ending /sse)."""
+        if self.command:
+            return "stdio"
+        sse = self.type == "sse" or (self.type is None and str(self.url).split("?")[0].rstrip("/").endswith("/sse"))
+        return "sse" if sse else "http"  # Cursor users write an SSE server as a bare url ending in /sse
+
+    def trusts(self, tool: str) -> bool:
+        """True when the tool named ``tool`` (on the server) runs without asking for approval."""
+        return self.trust or tool in self.auto_approve
 
     @property
     def target(self) -> str:
@@ -99,7 +118,7 @@ class McpConfig:
 def find_config(
     explicit: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None
 ) -> Path | None:
-    """The configuration file to use: ``explicit``, then $SPARROW_MCP_CONFIG, then ./mcp.json; None if none."""
+    """The configuration file to use: ``explicit``, then $SPARROW_MCP_CONFIG, then the project files; else None."""
     env = os.environ if environ is None else environ
     for given, label in ((explicit, "--mcp-config"), (env.get(CONFIG_ENV) or None, CONFIG_ENV)):
         if given:
@@ -107,8 +126,7 @@ def find_config(
             if not path.is_file():
                 raise McpConfigError(f"{label} names {str(path)!r}, which is not a file")
             return path
-    default = Path.cwd() / DEFAULT_FILE
-    return default if default.is_file() else None
+    return next((p for name in PROJECT_FILES if (p := Path.cwd() / name).is_file()), None)
 
 
 def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] | None = None) -> McpConfig:
@@ -145,6 +163,8 @@ def _server(name: str, entry: Any, base: Path | None, environ: Mapping[str, str]
         raise McpConfigError("MCP server names must not be empty")
     if not isinstance(entry, dict):
         raise McpConfigError(f"MCP server {name!r}: its settings must be a JSON object")
+    if entry.get("disabled") is not True:  # a server that is off need not have its ${VARIABLES} set
+        entry = _expanded(entry, name, environ)
     try:
         server = ServerConfig.model_validate(entry)
     except ValidationError as exc:
@@ -152,18 +172,33 @@ def _server(name: str, entry: Any, base: Path | None, environ: Mapping[str, str]
         where = ".".join(str(p) for p in first.get("loc", ()))
         message = first.get("msg", "invalid value").removeprefix("Value error, ")
         raise McpConfigError(f"MCP server {name!r}: {where + ': ' if where else ''}{message}") from None
-    if server.disabled:
-        return server  # its ${VARIABLES} need not be set while it is off
-    env = {k: _expand(v, name, environ) for k, v in server.env.items()}
-    headers = {k: _expand(v, name, environ) for k, v in server.headers.items()}
-    cwd = str((base / server.cwd) if base is not None and server.cwd else server.cwd) if server.cwd else None
-    return server.model_copy(update={"env": env, "headers": headers, "cwd": cwd})
+    cwd = str((base / server.cwd) if base is not None else server.cwd) if server.cwd else None
+    return server.model_copy(update={"cwd": cwd})
+
+
+def _expanded(entry: dict[str, Any], server: str, environ: Mapping[str, str]) -> dict[str, Any]:
+    """The entry with ``${VAR}`` replaced in command, args, url and the values of env and headers."""
+    out = dict(entry)
+    for key in ("command", "url"):
+        if isinstance(out.get(key), str):
+            out[key] = _expand(out[key], server, environ)
+    if isinstance(out.get("args"), list):
+        out["args"] = [_expand(a, server, environ) if isinstance(a, str) else a for a in out["args"]]
+    for key in ("env", "headers"):
+        if isinstance(out.get(key), dict):
+            out[key] = {k: _expand(v, server, environ) if isinstance(v, str) else v for k, v in out[key].items()}
+    return out
 
 
 def _expand(value: str, server: str, environ: Mapping[str, str]) -> str:
     def lookup(match: re.Match[str]) -> str:
-        if match.group(1) not in environ:
-            raise McpConfigError(f"MCP server {server!r}: the environment variable {match.group(1)} is not set")
-        return environ[match.group(1)]
+        name, default = match.group(1), match.group(2)
+        if environ.get(name):
+            return environ[name]
+        if default is not None:  # ${VAR:-default}: unset or empty, as in the shell
+            return default
+        if name in environ:
+            return ""
+        raise McpConfigError(f"MCP server {server!r}: the environment variable {name} is not set")
 
     return _VARIABLE.sub(lookup, value)

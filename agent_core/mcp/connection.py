@@ -17,6 +17,7 @@ from typing import IO, Any
 import httpx2
 import mcp_types as types
 from mcp import Client, StdioServerParameters, stdio_client
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
@@ -167,6 +168,9 @@ class ServerConnection:
                 event_hooks={"response": [self._note_status]},
             )
         )
+        if config.transport == "sse":
+            transport = sse_client(str(config.url), headers=config.headers, timeout=config.timeout)
+            return Client(transport, read_timeout_seconds=config.timeout)
         return Client(streamable_http_client(str(config.url), http_client=http), read_timeout_seconds=config.timeout)
 
     async def _note_status(self, response: httpx2.Response) -> None:

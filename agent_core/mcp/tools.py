@@ -41,7 +41,7 @@ class McpTool(Tool):
             _placeholder,
             name=name,
             description=description[:MAX_DESCRIPTION],
-            needs_approval=not connection.config.trust,
+            needs_approval=not connection.config.trusts(spec.name),
             timeout=connection.config.timeout + 2 * GRACE,
         )
         self.connection = connection

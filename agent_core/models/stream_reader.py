@@ -159,6 +159,21 @@ def reasoning_of(obj: Any) -> str:
 
 
 def usage_of(usage: Any) -> Usage | None:
+    """The provider's usage: tokens in and out, and of those the cached prompt and the reasoning tokens."""
     if usage is None or getattr(usage, "prompt_tokens", None) is None:
         return None
-    return Usage(token_count(usage.prompt_tokens), token_count(usage.completion_tokens), estimated=False)
+    prompt, completion = token_count(usage.prompt_tokens), token_count(usage.completion_tokens)
+    cached = _detail(usage, "prompt_tokens_details", "cached_tokens") or _detail(usage, None, "prompt_cache_hit_tokens")
+    reasoning = _detail(usage, "completion_tokens_details", "reasoning_tokens")
+    return Usage(prompt, completion, False, min(cached, prompt), min(reasoning, completion))
+
+
+def _detail(usage: Any, group: str | None, name: str) -> int:
+    """One count of the usage's details (OpenAI's ``*_tokens_details``, DeepSeek's top-level extras), else 0."""
+    holder = getattr(usage, group, None) if group else usage
+    if isinstance(holder, dict):
+        return token_count(holder.get(name))
+    value = getattr(holder, name, None)
+    if value is None:
+        value = (getattr(holder, "model_extra", None) or {}).get(name)
+    return token_count(value)

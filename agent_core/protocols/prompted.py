@@ -16,7 +16,7 @@ from agent_core.protocols.base import AgentProtocol, Decision
 from agent_core.tools.base import Tool
 from agent_core.tools.runner import CallRequest
 
-DEFAULT_INTRO = "You are Sparrow, a careful assistant that solves tasks step by step with tools."
+DEFAULT_INTRO = "You are Sparrow: you solve tasks step by step with tools."
 NO_TOOLS = "(no tools are available: answer directly)"
 
 

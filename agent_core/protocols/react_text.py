@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,36 +10,29 @@ from agent_core.protocols.base import Decision
 from agent_core.protocols.prompted import PromptedProtocol, one_call
 from agent_core.protocols.react_parser import observation_index, parse_react
 from agent_core.tools.base import Tool, ToolSet
+from agent_core.tools.listing import signature
 
 STOP_SEQUENCES = ["\nObservation:", "Observation:", "Observation："]
 
-_FORMAT = """You MUST reply in exactly one of these two formats, and nothing else.
-
-To use a tool:
-Thought: <your reasoning about what to do next>
-Action: <one tool name from the list above>
-Action Input: <a JSON object with the tool's arguments>
-
-When you can answer:
+_FORMAT = """Reply in one of these two forms, nothing else.
 Thought: <your reasoning>
-Final Answer: <the answer for the user>"""
+Action: <a tool name>
+Action Input: <the arguments as a JSON object>
+or
+Thought: <your reasoning>
+Final Answer: <the answer>"""
 
-_RULES = """Rules:
-1. One step per reply: one Thought with one Action, or one Thought with the Final Answer.
-2. Action must be one of the tool names listed above; Action Input must be valid JSON.
-3. Never write "Observation:" yourself: the system runs the tool and gives you the Observation.
-4. For calculations, dates, current time or facts you are unsure of, use a tool instead of guessing.
-5. If a tool keeps failing or returns the same result, answer with what you have and say what is missing.
-6. Answer in the language of the question."""
+_RULES = """Rules: one Action per reply; never write "Observation:" (the system does, with the tool's result). \
+Use a tool for math, dates, the time and facts you are unsure of. If a tool keeps failing, answer with what \
+you have and say what is missing. Answer in the question's language."""
 
 _EXAMPLE = """Example:
-Question: What is 17% of 2,340?
-Thought: I need to compute 0.17 * 2340, so I will use the calculator.
+Thought: I need 0.17 * 2340.
 Action: calculator
 Action Input: {"expression": "0.17 * 2340"}
 Observation: 397.8
-Thought: I have the result.
-Final Answer: 17% of 2,340 is 397.8."""
+Thought: Done.
+Final Answer: 397.8"""
 
 
 class ReactTextProtocol(PromptedProtocol):
@@ -57,10 +49,8 @@ class ReactTextProtocol(PromptedProtocol):
     narrowing = "a correction message asks for Final Answer:"
 
     def describe(self, tool: Tool) -> str:
-        """Name, description, the parameters' schemas and which are required."""
-        params = json.dumps(tool.parameters.get("properties", {}), ensure_ascii=False)
-        required = ", ".join(tool.parameters.get("required", [])) or "none"
-        return f"- {tool.name}: {tool.description}\n  Parameters (JSON schema): {params}\n  Required: {required}"
+        """A compact signature (optional parameters marked ``?``), the description, each parameter's own."""
+        return signature(tool)
 
     def request_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
         """Stop before a model can invent its own Observation."""

@@ -36,7 +36,9 @@ def _fields_of(value: Any) -> dict[str, Any]:
     fields = getattr(value, "__dict__", None)
     if fields is None:
         fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    return without_unset({"type": value.type, **fields}, type(value)) if isinstance(value, Event) else fields
+    if isinstance(value, Event):
+        return without_unset({"type": value.type, **fields}, type(value))
+    return without_unset(dict(fields), type(value))  # a Usage's cached/reasoning tokens only when set
 
 
 def decode(kind: str, payload: str | bytes) -> Event:

@@ -38,13 +38,25 @@ _WRITE_OPTION = "sparrow_write"
 
 
 def database_url(url: str | None = None) -> str:
-    """The URL to use: ``url``, else ``$DATABASE_URL``, else ``sqlite:///`` + ``$SPARROW_DATA_DIR/sparrow.db``."""
+    """The URL to use: ``url``, else ``$DATABASE_URL``, else ``sqlite:///`` + ``$SPARROW_DATA_DIR/sparrow.db``.
+
+    ``postgres://`` and ``postgresql://`` (what Heroku, Render, Railway, Supabase and Neon hand out) name the
+    driver explicitly: psycopg 3, the one the ``postgres`` extra installs (SQLAlchemy would pick psycopg2).
+    """
     if url:
-        return url
+        return with_driver(url)
     if os.environ.get("DATABASE_URL"):
-        return os.environ["DATABASE_URL"]
+        return with_driver(os.environ["DATABASE_URL"].strip())
     data_dir = Path(os.environ.get("SPARROW_DATA_DIR") or "data")
     return f"sqlite:///{(data_dir / DEFAULT_DB_FILE).absolute()}"
+
+
+def with_driver(url: str) -> str:
+    """``postgres://…`` and ``postgresql://…`` as ``postgresql+psycopg://…``; any other URL unchanged."""
+    for scheme in ("postgres://", "postgresql://"):
+        if url.startswith(scheme):
+            return "postgresql+psycopg://" + url.removeprefix(scheme)
+    return url
 
 
 def create_db_engine(url: str | None = None, *, echo: bool = False, migrate: bool = True) -> Engine:

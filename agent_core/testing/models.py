@@ -57,6 +57,8 @@ class Reply:
     """Fake server only: stream every chunk with ``choices: []`` (the reply's text never arrives)."""
     drop_after: int | None = None
     """Fake server only: close the connection after this many chunks (no finish reason, no ``[DONE]``)."""
+    usage_details: dict[str, Any] | None = None
+    """Fake server only: more usage fields, sent as given (``prompt_tokens_details``, ``prompt_cache_hit_tokens``)."""
 
     @classmethod
     def call(cls, name: str, text: str = "", **arguments: Any) -> Reply:

@@ -65,9 +65,17 @@ def rule_reply(body: dict[str, Any]) -> Reply:
     return _final(style, "A simple question.", f"You said: {question}")
 
 
+def _text(message: dict[str, Any]) -> str:
+    """A message's text; for a question with attached images, its text parts."""
+    content = message.get("content") or ""
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return str(content)
+
+
 def _question(messages: list[dict[str, Any]]) -> str:
     for message in reversed(messages):
-        content = message.get("content") or ""
+        content = _text(message)
         if message.get("role") == "user" and not content.startswith(("Observation:", "Your last reply")):
             return content
     return ""
@@ -77,7 +85,7 @@ def _observations(messages: list[dict[str, Any]]) -> list[str]:
     """Tool results after the current question."""
     found: list[str] = []
     for message in reversed(messages):
-        content = message.get("content") or ""
+        content = _text(message)
         if message.get("role") == "tool":
             found.append(content)
         elif message.get("role") == "user" and content.startswith("Observation:"):
@@ -90,12 +98,12 @@ def _observations(messages: list[dict[str, Any]]) -> list[str]:
 def _previous_answer(messages: list[dict[str, Any]]) -> str | None:
     seen_question = False
     for message in reversed(messages):
-        if message.get("role") == "user" and not (message.get("content") or "").startswith("Observation:"):
+        if message.get("role") == "user" and not _text(message).startswith("Observation:"):
             if seen_question:
                 continue
             seen_question = True
         elif seen_question and message.get("role") == "assistant":
-            return (message.get("content") or "").removeprefix("Final Answer:").strip()
+            return _text(message).removeprefix("Final Answer:").strip()
     return None
 
 

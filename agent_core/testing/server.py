@@ -285,9 +285,10 @@ def _sse_lines(body: dict[str, Any], reply: Reply, text: str, closing: threading
             yield line
 
 
-def _usage(body: dict[str, Any], reply: Reply, text: str) -> dict[str, int]:
+def _usage(body: dict[str, Any], reply: Reply, text: str) -> dict[str, Any]:
     prompt, completion = reply.usage or (estimate_messages(body.get("messages", [])), estimate_tokens(text) + 1)
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    return {**usage, **(reply.usage_details or {})}
 
 
 def _tool_calls(reply: Reply) -> list[dict[str, Any]]:

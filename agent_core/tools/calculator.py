@@ -57,14 +57,12 @@ _SYMBOLS = str.maketrans({"×": "*", "÷": "/", "−": "-", "^": "**", "（": "(
 
 @tool(inline=True)  # bounded, pure work: no worker thread needed
 def calculator(expression: str) -> str:
-    """Evaluate an arithmetic expression exactly and safely.
-
-    Supports + - * / // % ** (or ^), parentheses, unary minus, the constants pi, e, tau and the
-    functions sqrt, log (natural, or log(x, base)), log10, log2, exp, sin, cos, tan, asin, acos,
-    atan, abs, round, floor, ceil, min, max, hypot. Angles are in radians.
+    """Evaluate arithmetic exactly: + - * / // % ** (or ^), parentheses, pi, e, tau, sqrt, log (natural, or
+    log(x, base)), log10, log2, exp, sin, cos, tan, asin, acos, atan (radians), abs, round, floor, ceil, min,
+    max, hypot.
 
     Args:
-        expression: The expression to evaluate, e.g. "(2 + 3) * 4" or "sqrt(2) * pi".
+        expression: e.g. "(2 + 3) * 4" or "sqrt(2) * pi".
     """
     return format_number(evaluate(expression))
 

@@ -21,10 +21,9 @@ from agent_core.trace_export.otlp import (
     otel_sdk_available,
     otlp_endpoint,
     otlp_request,
-    send_otlp,
-    send_spans,
     to_otlp_json,
 )
+from agent_core.trace_export.resend import send_otlp, send_spans
 
 ExportFormat = Literal["jsonl", "otel", "md", "html"]
 FORMATS: tuple[ExportFormat, ...] = ("jsonl", "otel", "md", "html")

@@ -17,7 +17,7 @@ from html import escape
 from typing import Any
 
 from agent_core.events import Event, Usage
-from agent_core.formatting import clip, format_cost, format_duration, format_token_flow, format_tokens
+from agent_core.formatting import clip, format_cost, format_duration, format_tokens, format_usage
 from agent_core.metrics import RunMetrics, SessionMetrics, StepMetrics, ToolStats, runs_metrics
 from agent_core.output_check import mask_secrets
 from agent_core.pricing import DEFAULT_TABLE, PriceTable
@@ -146,9 +146,7 @@ def _figures(m: RunMetrics | SessionMetrics, w: dict[str, str]) -> list[tuple[st
 
 def _tokens(usage: Usage, w: dict[str, str]) -> str:
     """Prompt → completion tokens, written as the Traces page writes them (the one token formatter)."""
-    return format_token_flow(
-        usage.prompt_tokens, usage.completion_tokens, estimated=usage.estimated, unit=w["unit_tokens"]
-    )
+    return format_usage(usage, unit=w["unit_tokens"], cached=w["unit_cached"], reasoning=w["unit_reasoning"])
 
 
 def _session_totals(session: SessionMetrics, w: dict[str, str]) -> str:

@@ -34,6 +34,8 @@ _WORDS: dict[str, tuple[str, str]] = {
     "tool_calls": ("Tool calls", "工具调用"),
     "tokens": ("Tokens (prompt → completion)", "Token（提示 → 生成）"),
     "unit_tokens": ("tokens", "token"),
+    "unit_cached": ("cached", "缓存"),
+    "unit_reasoning": ("reasoning", "推理"),
     "cost": ("Cost", "费用"),
     "duration": ("Duration", "耗时"),
     "model_time": ("Model time", "模型耗时"),

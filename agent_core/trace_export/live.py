@@ -5,8 +5,10 @@
 builds each span as soon as it is complete — a model call at its ``model_finished``, a tool call at its
 ``tool_finished``, the run span at ``run_finished`` — and sends it, so a trace viewer shows the run
 growing. The spans are exactly those of :func:`~agent_core.trace_export.otel.build_spans` (same ids), so
-exporting the session later gives the same trace. Without an endpoint this costs nothing; with a dead
-one, one warning (see ``span_sender``).
+exporting the session later gives the same trace. The run's thread builds each span (from its own call
+only) and queues it; the OpenTelemetry SDK's batch processor and OTLP exporter send it from their thread,
+retrying with backoff (see ``otel_sdk``). Without an endpoint this costs nothing; with a dead one, one
+warning, and at exit at most ``EXIT_WAIT_S`` seconds.
 """
 
 from __future__ import annotations
@@ -16,15 +18,13 @@ import logging
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import Any
 
 from agent_core.events import Event, ModelFinished, RunFinished, full_messages
 from agent_core.pricing import DEFAULT_TABLE, PriceTable, PricingError, prices_from_env
 from agent_core.trace_export.otel import SpanData, call_span, run_span
+from agent_core.trace_export.otlp import OtelUnavailable, resource_attributes, scope, sdk_module
 from agent_core.trace_export.otlp_env import ExportTarget, OtlpConfigError, capture_content, export_target
-from agent_core.trace_export.otlp_http import send_batch
-from agent_core.trace_export.span_sender import SpanSender
 from agent_core.transcript import Transcript
 from agent_core.turns import ActionView
 
@@ -123,31 +123,38 @@ def live_export(
     spans = RunSpans(
         session_id=session_id, include_content=content, prices=_prices(environ), earlier=earlier, started_by=started_by
     )
-    return _exported(events, sender_for(target), spans)
+    try:
+        sender = sender_for(target)
+    except OtelUnavailable as exc:
+        _warn_once(f"live trace export is off: {exc}")
+        return iter(events)
+    return _exported(events, sender, spans)
 
 
-def _exported(events: Iterable[Event], sender: SpanSender, spans: RunSpans) -> Iterator[Event]:
-    """The run's thread only queues events: spans are built, encoded and sent in the sender's thread."""
+def _exported(events: Iterable[Event], sender: Any, spans: RunSpans) -> Iterator[Event]:
+    """Each event's finished spans are queued for the sender's thread; nothing here may reach the run."""
     for event in events:
-        sender.add(spans.add, event)
-        if isinstance(event, RunFinished):
-            sender.flush_soon()
+        try:
+            sender.add(spans.add(event))
+        except Exception as exc:  # a bug in building spans must never reach the run
+            _warn_once(f"live trace export: could not build spans ({type(exc).__name__}: {exc})")
         yield event
 
 
 _lock = threading.Lock()
-_senders: dict[ExportTarget, SpanSender] = {}
+_senders: dict[ExportTarget, Any] = {}
 _warned: set[str] = set()
 
 
-def sender_for(target: ExportTarget) -> SpanSender:
-    """The process's sender for ``target`` (one thread per receiver, flushed at exit)."""
+def sender_for(target: ExportTarget) -> Any:
+    """The process's sender (``otel_sdk.LiveSender``) for ``target``: one batch processor per receiver."""
     with _lock:
         sender = _senders.get(target)
         if sender is None:
             if not _senders:
                 atexit.register(close_all)
-            sender = _senders[target] = SpanSender(partial(send_batch, target=target), delay=target.delay)
+            resource = {**resource_attributes(target.service_name), **dict(target.resource)}
+            sender = _senders[target] = sdk_module().LiveSender(target, resource, scope())
         return sender
 
 
@@ -157,7 +164,7 @@ def close_all(timeout: float = EXIT_WAIT_S) -> None:
         senders = list(_senders.values())
         _senders.clear()
     for sender in senders:
-        sender.close(0.0 if sender.failing else timeout)
+        sender.close(0.0 if sender.warned else timeout)
 
 
 def _target(environ: Mapping[str, str] | None) -> ExportTarget | None:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core.events import Event, RunFinished, ToolFinished, ToolStarted
+from agent_core.events import Event, RunFinished, ToolFinished, ToolStarted, Usage
 from agent_core.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.metrics import RunMetrics, SessionMetrics, metrics_summary, runs_metrics, tool_summary
 from agent_core.pricing import DEFAULT_TABLE, PriceTable
@@ -126,6 +126,12 @@ def _outcome(finished: RunFinished | None, limits: ReportLimits) -> str:
     return f"**No answer** ({finished.status}){reason}"
 
 
+def _details(usage: Usage) -> str:
+    """`` · 512 cached · 40 reasoning`` when the provider counted them, else nothing."""
+    parts = [(usage.cached_tokens, "cached"), (usage.reasoning_tokens, "reasoning")]
+    return "".join(f" · {format_tokens(count)} {name}" for count, name in parts if count)
+
+
 def _metrics_table(m: RunMetrics) -> str:
     usage = m.usage
     estimated = " (estimated)" if usage.estimated else ""
@@ -135,7 +141,8 @@ def _metrics_table(m: RunMetrics) -> str:
         (
             "Tokens",
             f"{format_tokens(usage.prompt_tokens, estimated=usage.estimated)} prompt · "
-            f"{format_tokens(usage.completion_tokens, estimated=usage.estimated)} completion{estimated}",
+            f"{format_tokens(usage.completion_tokens, estimated=usage.estimated)} completion{estimated}"
+            + _details(usage),
         ),
         ("Model time", format_duration(m.model_ms)),
         ("Time to first token (mean)", format_duration(m.ttft_ms)),

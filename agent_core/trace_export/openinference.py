@@ -65,6 +65,10 @@ def llm_attributes(
         "llm.token_count.total": m.usage.total_tokens,
         "llm.invocation_parameters": _json(dict(parameters)),
     }
+    if m.usage.cached_tokens:
+        attributes["llm.token_count.prompt_details.cache_read"] = m.usage.cached_tokens
+    if m.usage.reasoning_tokens:
+        attributes["llm.token_count.completion_details.reasoning"] = m.usage.reasoning_tokens
     if content:
         attributes.update(_value("input", _json({"messages": list(m.messages)}), JSON))
         output, mime_type = (m.text, TEXT) if m.text or not m.tool_calls else (_json(list(m.tool_calls)), JSON)

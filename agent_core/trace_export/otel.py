@@ -2,7 +2,8 @@
 
 Each run becomes one trace: an ``invoke_agent sparrow`` span (kind INTERNAL) with a ``chat {model}`` child
 (kind CLIENT) per model call and an ``execute_tool {name}`` child (kind INTERNAL) per tool call. Token usage
-goes in ``gen_ai.usage.input_tokens`` / ``gen_ai.usage.output_tokens``; Sparrow's own figures use the
+goes in ``gen_ai.usage.input_tokens`` / ``gen_ai.usage.output_tokens`` (``gen_ai.usage.cache_read.input_tokens``
+for cached prompt tokens); Sparrow's own figures use the
 ``sparrow.`` prefix. Ids are derived from the session and run ids, so exporting the same run twice gives
 the same trace. Prompts, replies and tool arguments/results are opt-in (``include_content=True``), as the
 conventions ask, because they may hold personal data.
@@ -26,6 +27,7 @@ from agent_core.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.repeat_text import repeat_attributes, run_repeat_attributes
 from agent_core.timeline import TimedCall, timed_call, turn_calls
 from agent_core.trace_export import openinference
+from agent_core.trace_export.usage_attributes import usage_details
 from agent_core.transcript import Transcript
 from agent_core.turns import TurnView
 
@@ -181,6 +183,7 @@ def _agent_span(run: TurnView, ctx: _Context, start_ns: int, end_ns: int) -> Spa
         "user.id": ctx.started_by,  # OpenTelemetry's and OpenInference's name for the person behind the run
         "gen_ai.usage.input_tokens": metrics.usage.prompt_tokens,
         "gen_ai.usage.output_tokens": metrics.usage.completion_tokens,
+        **usage_details(metrics.usage),
         "sparrow.run.id": ctx.run_id,
         "sparrow.run.status": metrics.status or "unfinished",
         "sparrow.run.steps": metrics.steps,
@@ -221,6 +224,7 @@ def _model_span(call: TimedCall, m: ModelFinished, index: int, ctx: _Context) ->
         **_common(ctx, "chat", model),
         "gen_ai.usage.input_tokens": m.usage.prompt_tokens,
         "gen_ai.usage.output_tokens": m.usage.completion_tokens,
+        **usage_details(m.usage),
         "gen_ai.response.finish_reasons": (m.finish_reason,) if m.finish_reason else None,
         "sparrow.step": m.step,
         "sparrow.usage.estimated": m.usage.estimated,
@@ -228,7 +232,7 @@ def _model_span(call: TimedCall, m: ModelFinished, index: int, ctx: _Context) ->
         "sparrow.latency_ms": m.latency_ms,
         "sparrow.format_error": m.format_error,
         "sparrow.retried_after": m.retried_after or None,
-        "sparrow.cost_usd": ctx.prices.cost(m.usage, model),
+        "sparrow.cost_usd": ctx.prices.cost(m.usage, model, m.ts),
         "error.type": "model_error" if m.error else None,
     }
     if ctx.content:

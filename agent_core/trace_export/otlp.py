@@ -6,18 +6,16 @@ numbers and attributes as ``{"key", "value": {"stringValue" | "intValue" | ...}}
 to a collector's ``/v1/traces`` with ``Content-Type: application/json``.
 
 Sending uses the optional ``opentelemetry-sdk`` and ``opentelemetry-exporter-otlp-proto-http`` packages
-(``pip install 'sparrow-agent[otel]'``); the exporter reads the standard ``OTEL_EXPORTER_OTLP_*``
-variables (endpoint, headers, compression, certificates).
+(``pip install 'sparrow-agent[otel]'``), the same way for live spans and re-sent ones (see ``otel_sdk``), with
+the standard ``OTEL_EXPORTER_OTLP_*`` variables (endpoint, protocol, headers, compression, certificates).
 """
 
 from __future__ import annotations
 
 import importlib
 import json
-import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from types import ModuleType
 from typing import Any
@@ -139,60 +137,13 @@ def otlp_endpoint(environ: Mapping[str, str] | None = None) -> str | None:
 def otel_sdk_available() -> bool:
     """True when the optional packages needed by :func:`send_otlp` are installed."""
     try:
-        _sdk()
+        sdk_module()
     except OtelUnavailable:
         return False
     return True
 
 
-def send_otlp(
-    events: Iterable[Event],
-    *,
-    endpoint: str | None = None,
-    headers: Mapping[str, str] | None = None,
-    timeout: float = 10.0,
-    service_name: str = SERVICE_NAME,
-    **span_options: Any,
-) -> int:
-    """Send the spans of ``events`` to an OTLP/HTTP endpoint with the SDK's exporter; returns how many were sent.
-
-    ``endpoint`` is the full traces URL; by default the exporter uses ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``
-    or ``OTEL_EXPORTER_OTLP_ENDPOINT`` + ``/v1/traces``. Raises :class:`OtelUnavailable` without the
-    ``otel`` extra and :class:`OtelExportError` when the endpoint does not accept the spans.
-    """
-    return send_spans(
-        build_spans(events, **span_options),
-        endpoint=endpoint,
-        headers=headers,
-        timeout=timeout,
-        service_name=service_name,
-    )
-
-
-def send_spans(
-    spans: Sequence[SpanData],
-    *,
-    endpoint: str | None = None,
-    headers: Mapping[str, str] | None = None,
-    timeout: float = 10.0,
-    service_name: str = SERVICE_NAME,
-) -> int:
-    """Send already built spans (see :func:`send_otlp`)."""
-    sdk = _sdk()
-    url = endpoint or otlp_endpoint() or "http://localhost:4318/v1/traces"
-    resource = _resource_attributes(service_name)
-    with _captured_log("opentelemetry.exporter") as problems:
-        accepted = sdk.export(spans, resource, (SCOPE_NAME, _version()), endpoint, headers, timeout)
-    if not accepted:
-        reason = f": {problems[-1]}" if problems else ""
-        raise OtelExportError(
-            f"the OTLP endpoint {url} did not accept {len(spans)} spans{reason} "
-            "(is an OTLP/HTTP receiver such as Jaeger, Phoenix, Langfuse or an OpenTelemetry Collector running there?)"
-        )
-    return len(spans)
-
-
-def _sdk() -> ModuleType:
+def sdk_module() -> ModuleType:
     """The module that sends with the SDK, imported on demand (it needs the optional packages)."""
     try:
         return importlib.import_module("agent_core.trace_export.otel_sdk")
@@ -201,24 +152,3 @@ def _sdk() -> ModuleType:
             f"sending traces to an OTLP endpoint needs the optional OpenTelemetry packages ({exc.name} is missing): "
             f"{INSTALL_HINT}. Without them, export OTLP/JSON to a file instead."
         ) from None
-
-
-@contextmanager
-def _captured_log(name: str) -> Iterator[list[str]]:
-    """Collect the warnings and errors a library logs under ``name`` (the exporter reports failures that way)."""
-    messages: list[str] = []
-
-    class Collect(logging.Handler):
-        """Keeps each record's message."""
-
-        def emit(self, record: logging.LogRecord) -> None:
-            """Keep the message."""
-            messages.append(record.getMessage())
-
-    handler = Collect(logging.WARNING)
-    logger = logging.getLogger(name)
-    logger.addHandler(handler)
-    try:
-        yield messages
-    finally:
-        logger.removeHandler(handler)

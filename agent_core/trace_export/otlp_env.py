@@ -1,7 +1,7 @@
 """Where live trace export sends spans, read from the standard OpenTelemetry variables.
 
 ``OTEL_EXPORTER_OTLP_TRACES_*`` wins over ``OTEL_EXPORTER_OTLP_*`` for the endpoint, protocol, headers,
-timeout, compression and CA certificate. ``OTEL_SERVICE_NAME`` names the service and
+timeout, compression, CA certificate and client certificate and key. ``OTEL_SERVICE_NAME`` names the service and
 ``OTEL_RESOURCE_ATTRIBUTES`` adds resource attributes (e.g. Phoenix's ``openinference.project.name``);
 ``OTEL_BSP_SCHEDULE_DELAY``
 (milliseconds) is how long spans may wait to be batched. ``OTEL_SDK_DISABLED=true`` or
@@ -51,6 +51,10 @@ class ExportTarget:
     """A CA bundle to trust for an https endpoint."""
     delay: float = DEFAULT_DELAY_S
     """Seconds a finished span may wait to be sent with others."""
+    client_certificate: str | None = None
+    """A client certificate (PEM) for a receiver that asks for one (mutual TLS)."""
+    client_key: str | None = None
+    """The client certificate's private key (PEM)."""
 
 
 def export_target(environ: Mapping[str, str] | None = None) -> ExportTarget | None:
@@ -71,6 +75,8 @@ def export_target(environ: Mapping[str, str] | None = None) -> ExportTarget | No
         gzip=_compression(env),
         certificate=_signal(env, "CERTIFICATE") or None,
         delay=_milliseconds(env, "OTEL_BSP_SCHEDULE_DELAY") or DEFAULT_DELAY_S,
+        client_certificate=_signal(env, "CLIENT_CERTIFICATE") or None,
+        client_key=_signal(env, "CLIENT_KEY") or None,
     )
 
 

@@ -218,7 +218,7 @@ def test_memory_tools_can_be_turned_off_in_the_sidebar(fake_model: FakeOpenAISer
     at.multiselect(key="cfg_tools").unselect("remember").unselect("recall").run()
     ask(at, "metric units")
     system = fake_model.requests[0]["messages"][0]["content"]
-    assert "\n- calculator: " in system and "\n- recall: " not in system and "\n- remember: " not in system
+    assert "\n- calculator(" in system and "\n- recall(" not in system and "\n- remember(" not in system
 
 
 def test_a_bad_scope_setting_leaves_runs_without_memory_but_working(

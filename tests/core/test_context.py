@@ -162,4 +162,4 @@ def test_model_finished_stores_only_what_changed_and_the_full_requests_come_back
     # The compact log is a small fraction of storing every request whole.
     compact = sum(len(json.dumps(e.to_dict())) for e in finished)
     whole = sum(len(json.dumps(e.to_dict())) for e in full)
-    assert compact < whole / 4
+    assert compact < whole / 3

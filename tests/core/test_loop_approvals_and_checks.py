@@ -158,4 +158,4 @@ def test_react_prompt_lists_only_the_offered_tools() -> None:
     model = ScriptedModel([answer("t", "ok")])
     list(Agent(model, builtin_tools(), max_tools=1).run("what weekday is 2024-10-17 date"))
     system = model.requests[0].messages[0]["content"]
-    assert "- date_calculator:" in system and "- calculator:" not in system
+    assert "- date_calculator(" in system and "- calculator(" not in system

@@ -84,6 +84,22 @@ def http_demo() -> Iterator[str]:
         process.wait(10)
 
 
+@pytest.fixture(scope="module")
+def sse_demo() -> Iterator[str]:
+    """The demo server over the older HTTP+SSE transport on 127.0.0.1; yields its /sse URL."""
+    require_sdk()
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(DEMO), "sse", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}/sse"
+    finally:
+        process.kill()
+        process.wait(10)
+
+
 @pytest.fixture
 def git_repo(tmp_path: Path) -> Path:
     """A throwaway git repository with one commit and one untracked file."""

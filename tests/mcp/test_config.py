@@ -70,7 +70,7 @@ def test_stdio_and_http_entries_with_sparrow_settings(tmp_path: Path) -> None:
         ({}, "give either 'command'"),
         ({"command": "a", "url": "http://x"}, "not both"),
         ({"url": "ftp://files"}, "must start with http:// or https://"),
-        ({"url": "http://x/sse", "type": "sse"}, "transport type 'sse' is not supported"),
+        ({"url": "http://x/ws", "type": "websocket"}, "transport type 'websocket' is not supported"),
         ({"command": "a", "timeout": 0}, "timeout: Input should be greater than 0"),
         ({"command": "a", "args": "not a list"}, "args"),
         ({"command": "a", "env": {"K": "${MISSING_VAR}"}}, "the environment variable MISSING_VAR is not set"),

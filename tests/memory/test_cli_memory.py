@@ -156,7 +156,7 @@ def test_ask_with_named_tools_leaves_memory_out_unless_named(
 ) -> None:
     code, out, _ = sparrow(capsys, "ask", "Remember: The user likes tea", "--db", url, "--tools", "calculator")
     system = server.requests[-1]["messages"][0]["content"]
-    assert "\n- calculator: " in system and "\n- remember: " not in system
+    assert "\n- calculator(" in system and "\n- remember(" not in system
     memories = MemoryStore.open(url)
     assert memories.list() == []  # the model asked for a tool it was not given: nothing was saved
     code, out, _ = sparrow(
@@ -171,7 +171,7 @@ def test_ask_with_named_tools_leaves_memory_out_unless_named(
         "remember",
     )
     assert (code, out) == (0, "Saved to long-term memory as #1.\n")
-    assert "\n- remember: " in server.requests[-1]["messages"][0]["content"]
+    assert "\n- remember(" in server.requests[-1]["messages"][0]["content"]
     assert [m.text for m in memories.list()] == ["The user likes tea"]
     memories.close()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -22,6 +23,10 @@ class Collector:
     paths: list[str] = field(default_factory=list)
     content_types: list[str] = field(default_factory=list)
     status: int = 200
+    answers: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    """Statuses (and headers, e.g. Retry-After) to answer first, one per request, before ``status``."""
+    arrivals: list[float] = field(default_factory=list)
+    """``time.monotonic()`` of each request."""
 
     @property
     def base_url(self) -> str:
@@ -60,14 +65,18 @@ def collector(monkeypatch: pytest.MonkeyPatch) -> Iterator[Collector]:
                 body = gzip.decompress(body)
             state.paths.append(self.path)
             state.content_types.append(self.headers.get("Content-Type", ""))
-            if state.status != 200:
-                self._reply(state.status, b"refused by the test collector", "text/plain")
+            state.arrivals.append(time.monotonic())
+            status, headers = state.answers.pop(0) if state.answers else (state.status, {})
+            if status != 200:
+                self._reply(status, b"refused by the test collector", "text/plain", headers)
                 return
             state.requests.append(service.ExportTraceServiceRequest.FromString(body))
             self._reply(200, service.ExportTraceServiceResponse().SerializeToString(), "application/x-protobuf")
 
-        def _reply(self, status: int, payload: bytes, content_type: str) -> None:
+        def _reply(self, status: int, payload: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
             self.send_response(status)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()

@@ -252,7 +252,7 @@ def test_prompts_and_results_are_only_recorded_when_asked() -> None:
         {"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_1", "response": "42"}]},
     ]
     assert first.attributes["gen_ai.provider.name"] == "deepseek"
-    assert call.attributes["gen_ai.tool.description"].startswith("Evaluate an arithmetic expression")
+    assert call.attributes["gen_ai.tool.description"].startswith("Evaluate arithmetic exactly")
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from agent_core.sessions import config_from_agent, resume_run
 from agent_core.store import SessionStore, record_events
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import Tool, calculator, tool
-from agent_core.trace_export import SpanData, build_spans, span_sender
+from agent_core.trace_export import SpanData, build_spans, send_otlp
 from agent_core.trace_export.live import RunSpans, close_all, live_export, sender_for
 from agent_core.trace_export.otlp_env import OtlpConfigError, export_target, parse_headers
 from tests.core.test_cli import DATE_ANSWER, DATE_STEP, SEED
@@ -434,23 +434,28 @@ def test_a_refusing_collector_is_one_warning_with_its_answer(
 ) -> None:
     collector.status = 401
     found = warnings_while(caplog, env_for(collector.base_url))
-    assert len(found) == 1 and "refused the spans (401" in found[0] and "refused by the test collector" in found[0]
+    assert len(found) == 1 and "refused the spans (401 Unauthorized)" in found[0]
 
 
-def test_protobuf_without_the_otel_extra_says_what_to_do(
+def test_without_the_otel_extra_live_export_is_off_and_says_what_to_do(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     real_import = importlib.import_module
 
     def without_sdk(name: str, *args: Any) -> Any:
-        if name == "agent_core.trace_export.otlp_proto":
+        if name == "agent_core.trace_export.otel_sdk":
             raise ModuleNotFoundError("No module named 'opentelemetry.sdk'", name="opentelemetry.sdk")
         return real_import(name, *args)
 
     monkeypatch.setattr(importlib, "import_module", without_sdk)
-    found = warnings_while(caplog, env_for(f"http://127.0.0.1:{closed_port()}"))
-    assert len(found) == 1 and "opentelemetry.sdk is missing" in found[0]
-    assert "OTEL_EXPORTER_OTLP_PROTOCOL=http/json" in found[0]
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        for _ in range(2):
+            events, _ = run_live(
+                Agent(ScriptedModel(["Final Answer: 1"]), []), env_for(f"http://127.0.0.1:{closed_port()}")
+            )
+            assert events[-1].status == "completed"
+    found = [r.getMessage() for r in caplog.records if r.name == LOGGER]
+    assert len(found) == 1 and "opentelemetry.sdk is missing" in found[0] and "sparrow-agent[otel]" in found[0]
 
 
 def test_resuming_an_interrupted_session_sends_the_rest_of_its_run() -> None:
@@ -476,33 +481,26 @@ def test_resuming_an_interrupted_session_sends_the_rest_of_its_run() -> None:
     store.close()
 
 
-class AheadClock:
-    """The ``time`` module as the span sender sees it, with ``monotonic()`` moved forward by hand."""
-
-    def __init__(self) -> None:
-        self.ahead = 0.0
-
-    def monotonic(self) -> float:
-        """The real monotonic clock plus ``ahead`` seconds."""
-        return time.monotonic() + self.ahead
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
-
-
-def test_after_a_failure_sending_resumes_quietly_once_the_collector_is_back(
-    collector: Collector, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+def test_a_503_then_a_200_delivers_the_batch_after_the_retry_after_wait(
+    collector: Collector, caplog: pytest.LogCaptureFixture
 ) -> None:
-    clock = AheadClock()
-    monkeypatch.setattr(span_sender, "time", clock)
-    collector.status = 503
+    collector.answers = [(503, {"Retry-After": "1"})]
     env = env_for(collector.base_url)
-    assert len(warnings_while(caplog, env)) == 1 and not collector.requests
-    collector.status = 200
-    clock.ahead = span_sender.RETRY_AFTER_S  # the quiet period is over, without sleeping through it
-    run_live(Agent(ScriptedModel(["Final Answer: back"]), []), env)
-    assert sender_for(export_target(env)).flush(5) and len(collector.requests) >= 1
-    assert len([r for r in caplog.records if r.name == LOGGER]) == 1  # still the one warning
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        run_live(Agent(ScriptedModel(["Final Answer: later"]), []), env)
+        assert sender_for(export_target(env)).flush(8)
+    assert len(collector.arrivals) == 2 and len(collector.requests) == 1  # the refused request, then the retry
+    assert collector.arrivals[1] - collector.arrivals[0] >= 0.9  # Retry-After: 1 (not the 1 s ± 20 % backoff)
+    assert len(collector.requests[0].resource_spans[0].scope_spans[0].spans) == 2
+    assert [r.getMessage() for r in caplog.records if r.name == LOGGER] == []  # a retry that works is no news
+
+
+def test_retry_after_is_honoured_by_the_resend_path(collector: Collector) -> None:
+    collector.answers = [(429, {"Retry-After": "2"})]
+    started = time.monotonic()
+    assert send_otlp(session(), endpoint=f"{collector.base_url}/v1/traces", timeout=8) == 8
+    assert len(collector.requests) == 1 and collector.arrivals[1] - collector.arrivals[0] >= 1.9
+    assert time.monotonic() - started < 6
 
 
 def test_the_cli_with_a_dead_collector_answers_with_one_warning_line() -> None:
@@ -518,7 +516,7 @@ def test_the_cli_with_a_dead_collector_answers_with_one_warning_line() -> None:
         done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert (done.returncode, "2024-10-17" in done.stdout) == (0, True), done.stderr
     assert done.stderr.count("live trace export") == 1
-    assert "\nlive trace export: cannot reach http://127.0.0.1:" in done.stderr
+    assert "live trace export: cannot reach http://127.0.0.1:" in done.stderr
 
 
 def self_signed(directory: Path) -> tuple[str, str]:
@@ -545,3 +543,20 @@ def test_an_https_collector_is_trusted_through_the_certificate_variable(
         assert receiver.wait_for(lambda spans: len(spans) == 2)
     assert len(untrusted) == 1 and "CERTIFICATE_VERIFY_FAILED" in untrusted[0]
     assert {r.resource["service.name"] for r in receiver.requests} == {"sparrow"}
+
+
+def test_a_resent_session_goes_where_and_as_the_live_spans_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Traces page's Send and ``export-trace --format otel``: protocol, service name and headers as live."""
+    with OtlpReceiver() as receiver:
+        for name, value in env_for(receiver, OTEL_EXPORTER_OTLP_PROTOCOL="http/json", OTEL_SERVICE_NAME="birds",
+                                   OTEL_EXPORTER_OTLP_HEADERS="x-team=birds").items():  # fmt: skip
+            monkeypatch.setenv(name, value)
+        assert send_otlp(session(), session_id="s") == 8
+        assert receiver.wait_for(lambda spans: len(spans) == 8)
+    request = receiver.requests[0]
+    assert (request.content_type, request.resource["service.name"], request.headers["x-team"]) == (
+        "application/json",
+        "birds",
+        "birds",
+    )
+    assert sorted(receiver.spans(), key=lambda s: s["span"]) == expected(build_spans(session(), session_id="s"))

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 import pytest
 
 from agent_core.events import Usage
 from agent_core.pricing import (
-    DEFAULT_PRICES,
     DEFAULT_TABLE,
     Price,
     PricingError,
@@ -17,48 +17,58 @@ from agent_core.pricing import (
     prices_from_env,
 )
 
+JUNE_2025 = datetime(2025, 6, 2, 10, tzinfo=UTC).timestamp()
+
 
 @pytest.mark.parametrize(
-    ("model", "expected"),
+    ("model", "endpoint", "expected"),
     [
-        ("gpt-4o-mini", Price(0.15, 0.60)),
-        ("GPT-4o-mini", Price(0.15, 0.60)),
-        (" gpt-4o ", Price(2.50, 10.00)),
-        ("gpt-4o-mini-2024-07-18", Price(0.15, 0.60)),
-        ("gpt-4o-2024-08-06", Price(2.50, 10.00)),
-        ("gpt-4o-2024-05-13", Price(5.00, 15.00)),
-        ("gpt-4.1-nano", Price(0.10, 0.40)),
-        ("o4-mini", Price(1.10, 4.40)),
-        ("deepseek-reasoner", Price(0.28, 0.42)),
-        ("qwen-plus", Price(0.40, 1.20)),
-        ("moonshot-v1-128k", Price(2.00, 5.00)),
-        ("gpt-3.5-turbo-0613", None),
-        ("llama3:8b", None),
-        ("qwen2.5:7b", None),
-        ("scripted", None),
-        ("", None),
-        (None, None),
+        ("gpt-4o-mini", None, Price(0.15, 0.60, 0.075)),
+        ("GPT-4o-mini", "https://api.openai.com/v1", Price(0.15, 0.60, 0.075)),
+        (" gpt-4o ", None, Price(2.50, 10.00, 1.25)),
+        ("gpt-4o-mini-2024-07-18", None, Price(0.15, 0.60, 0.075)),
+        ("gpt-4.1-nano", None, Price(0.10, 0.40, 0.025)),
+        ("deepseek-chat", "https://api.deepseek.com", Price(0.27, 1.10, 0.07)),
+        ("gpt-4o-mini", "http://127.0.0.1:11434/v1", None),
+        ("gpt-4o-mini", "http://localhost:8080/v1", None),
+        ("gpt-4o-mini", "http://192.168.1.20:8000/v1", None),
+        ("llama3:8b", None, None),
+        ("qwen2.5:7b", None, None),
+        ("scripted", None, None),
+        ("", None, None),
+        (None, None, None),
     ],
 )
-def test_lookup(model: str | None, expected: Price | None) -> None:
-    assert DEFAULT_TABLE.lookup(model) == expected
+def test_lookup_in_the_catalogue(model: str | None, endpoint: str | None, expected: Price | None) -> None:
+    assert DEFAULT_TABLE.for_endpoint(endpoint).lookup(model, JUNE_2025) == expected
 
 
-def test_defaults_cover_the_common_hosted_models_and_no_local_ones() -> None:
-    expected = {
-        "gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano", "o1", "o3", "o3-mini", "o4-mini",
-        "deepseek-chat", "deepseek-reasoner", "qwen-plus", "qwen-max", "qwen-turbo",
-        "moonshot-v1-8k", "moonshot-v1-32k", "moonshot-v1-128k",
-    }  # fmt: skip
-    assert expected <= set(DEFAULT_PRICES)
-    assert not [name for name in DEFAULT_PRICES if ":" in name or name.startswith(("llama", "mistral", "phi"))]
-    assert all(p.input > 0 and p.output >= p.input for p in DEFAULT_PRICES.values())
+def test_an_unknown_endpoint_falls_back_to_the_model_name() -> None:
+    proxy = DEFAULT_TABLE.for_endpoint("https://llm-gateway.example.com/v1")
+    assert proxy.lookup("gpt-4o", JUNE_2025) == Price(2.50, 10.00, 1.25)
 
 
 def test_cost_of_usage() -> None:
-    assert DEFAULT_TABLE.cost(Usage(2_000_000, 500_000), "gpt-4o") == pytest.approx(2 * 2.50 + 0.5 * 10.00)
+    assert DEFAULT_TABLE.cost(Usage(2_000_000, 500_000), "gpt-4o", JUNE_2025) == pytest.approx(2 * 2.50 + 0.5 * 10.00)
     assert DEFAULT_TABLE.cost(Usage(2_000_000, 500_000), "my-finetune") is None
     assert DEFAULT_TABLE.cost(Usage(), "gpt-4o") == 0.0
+
+
+def test_cached_tokens_cost_the_cached_rate_and_reasoning_tokens_the_output_rate() -> None:
+    usage = Usage(2_000_000, 500_000, cached_tokens=1_500_000, reasoning_tokens=400_000)
+    assert DEFAULT_TABLE.cost(usage, "gpt-4o", JUNE_2025) == pytest.approx(0.5 * 2.50 + 1.5 * 1.25 + 0.5 * 10.00)
+    override = price_table({"house": {"input": 1.0, "output": 2.0, "cached_input": 0.1}, "flat": [1.0, 2.0]})
+    assert override.cost(usage, "house") == pytest.approx(0.5 + 0.15 + 1.0)
+    assert override.cost(usage, "flat") == pytest.approx(2.0 + 1.0)  # no cached rate: the input price
+
+
+def test_the_price_in_force_at_the_time_of_the_call() -> None:
+    """DeepSeek charged half price off-peak (16:30–00:30 UTC): each call is priced at its own time."""
+    table = DEFAULT_TABLE.for_endpoint("https://api.deepseek.com")
+    evening = datetime(2025, 6, 2, 20, tzinfo=UTC).timestamp()
+    assert table.lookup("deepseek-chat", JUNE_2025) == Price(0.27, 1.10, 0.07)
+    assert table.lookup("deepseek-chat", evening) == Price(0.135, 0.55, 0.035)
+    assert table.cost(Usage(1_000_000, 0), "deepseek-chat", evening) == pytest.approx(0.135)
 
 
 def test_overrides_add_replace_and_remove_prices() -> None:
@@ -71,7 +81,7 @@ def test_overrides_add_replace_and_remove_prices() -> None:
         None,
     )
     assert table.cost(Usage(1000, 1000), "my-local") == 0.0
-    assert DEFAULT_TABLE.lookup("gpt-4o-mini") == Price(0.15, 0.60)  # the defaults are untouched
+    assert DEFAULT_TABLE.lookup("gpt-4o-mini") == Price(0.15, 0.60, 0.075)  # the catalogue is untouched
     assert "my-local" in table.known_models() and "gpt-4o-mini" not in table.known_models()
 
 
@@ -88,8 +98,9 @@ def test_parse_prices_accepts_objects_pairs_and_null() -> None:
     [
         ("{not json", "prices are not valid JSON: Expecting property name enclosed in double quotes"),
         ("[1, 2]", "prices must be a JSON object of model → price, got list"),
-        ('{"m": {"input": 1}}', "price of 'm': expected keys 'input' and 'output', got ['input']"),
+        ('{"m": {"input": 1}}', "price of 'm': expected keys 'input' and 'output' (and 'cached_input'), got ['input']"),
         ('{"m": {"input": 1, "output": 2, "cached": 0.5}}', "price of 'm': expected keys 'input' and 'output'"),
+        ('{"m": {"input": 1, "output": 2, "cached_input": -1}}', "cached_input price must be a finite number ≥ 0"),
         ('{"m": [1, 2, 3]}', "price of 'm': expected [input, output], got 3 values"),
         ('{"m": [-1, 2]}', "price of 'm': input price must be a finite number ≥ 0, got -1"),
         ('{"m": ["1", 2]}', "price of 'm': input price must be a finite number ≥ 0, got '1'"),

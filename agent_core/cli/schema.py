@@ -1,0 +1,20 @@
+"""``python -m agent_core sessions schema``: print the session file's JSON Schema."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from agent_core.cli.common import EXIT_OK, subcommand
+from agent_core.store.file_schema import session_file_schema
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``schema`` under ``sessions``."""
+    subcommand(sub, "schema", "print the JSON Schema of a session file (what export writes and import accepts)", cmd)
+
+
+def cmd(args: argparse.Namespace) -> int:
+    """Print the schema, indented."""
+    print(json.dumps(session_file_schema(), ensure_ascii=False, indent=2))
+    return EXIT_OK

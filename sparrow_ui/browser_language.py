@@ -1,0 +1,18 @@
+"""The UI language the browser asks for (``st.context.locale``), used until the person picks one."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+LANGUAGE_CODES = ("en", "zh")
+"""The languages the UI speaks."""
+
+
+def browser_language() -> str:
+    """``zh`` for a browser set to any Chinese locale (``zh-CN``, ``zh-TW``…), else ``en``."""
+    try:
+        locale = str(st.context.locale or "")
+    except (AttributeError, RuntimeError):  # no browser session (a bare script run)
+        locale = ""
+    code = locale.split("-")[0].split("_")[0].lower()
+    return code if code in LANGUAGE_CODES else "en"
