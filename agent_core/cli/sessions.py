@@ -51,6 +51,16 @@ from agent_core.trace_export import (
 from agent_core.trace_export.live import live_export
 
 
+def _register_resume(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    resume = _command(sub, "resume", "continue a session's interrupted run after its last complete step", cmd_resume)
+    resume.add_argument("id", help="session id")
+    add_model_options(resume)
+    resume.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
+    add_approval_option(resume)
+    add_content_option(resume)
+    add_mcp_option(resume)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the ``sessions`` command and its subcommands."""
     sessions = subparsers.add_parser("sessions", help="list, show, export, import, delete or resume saved sessions")
@@ -70,13 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     examples.register(sub)
     whatif.register(sub)
     schema.register(sub)
-    resume = _command(sub, "resume", "continue a session's interrupted run after its last complete step", cmd_resume)
-    resume.add_argument("id", help="session id")
-    add_model_options(resume)
-    resume.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
-    add_approval_option(resume)
-    add_content_option(resume)
-    add_mcp_option(resume)
+    _register_resume(sub)
     trace = _command(
         sub,
         "export-trace",

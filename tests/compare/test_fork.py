@@ -71,7 +71,10 @@ def original(store: SessionStore, weather: Weather, replies: list[Any], protocol
 def fork(store: SessionStore, sid: str, rid: str, step: int, weather: Weather, replies: list[Any], **kw: Any):
     protocol = kw.pop("protocol", "react")
     model = ScriptedModel(replies)
-    agent = Agent(model, weather.tools(), protocol=protocol, require_approval=False)
+    # A call the copied steps already made is, by default, a repeat (not run, its result restated: see
+    # test_repeats); with "allow" it reaches the runner, where the fork's reuse of recorded results answers it.
+    policy = kw.pop("repeat_policy", "allow")
+    agent = Agent(model, weather.tools(), protocol=protocol, require_approval=False, repeat_policy=policy)
     info, events = fork_run(store, sid, rid, step, agent, **kw)
     return info, list(events), model
 
@@ -230,7 +233,7 @@ def test_no_model_call_before_the_fork_point_is_sent_again(protocol: str) -> Non
         ran = list(run_in_session(store, session.id, agent, "Weather?"))
         rid = ran[0].run_id
         assert len(server.requests) == 3
-        branch = Agent(model, weather.tools(), protocol=protocol)
+        branch = Agent(model, weather.tools(), protocol=protocol, repeat_policy="allow")  # see fork()
         _, events = fork_run(store, session.id, rid, 2, branch, edit=StepEdit("observation", text="snow"))
         events = list(events)
         assert len(server.requests) == 5  # steps 3 and 4 of the branch, nothing before

@@ -122,6 +122,16 @@ def every_event_type(run_id: str = "run_sample") -> list[Event]:
             findings=({"kind": "api_key", "label": "OpenAI key", "masked": "sk-…1234"},),
             call_id="c1",
         ),
+        RunResumed(run_id=run_id, ts=2.5, from_step=2),
+        FinalAnswer(run_id=run_id, ts=2.6, step=2, text="one"),
+        RunFinished(run_id=run_id, ts=2.7, status="completed", final_answer="one", steps=2, tool_calls=1, usage=usage),
+    ]
+
+
+def branch_events(run_id: str = "run_sample") -> list[Event]:
+    """One event of each type added since the old databases (a fork's marker, a re-sample, a repeated call, an
+    answer requested): kept apart, the old databases of tests/store/data hold none."""
+    return [
         CallRepeated(
             run_id=run_id,
             ts=2.44,
@@ -135,15 +145,6 @@ def every_event_type(run_id: str = "run_sample") -> list[Event]:
         AnswerRequested(
             run_id=run_id, ts=2.45, step=1, repeats=2, narrowing="the reply schema allows only a final answer"
         ),
-        RunResumed(run_id=run_id, ts=2.5, from_step=2),
-        FinalAnswer(run_id=run_id, ts=2.6, step=2, text="one"),
-        RunFinished(run_id=run_id, ts=2.7, status="completed", final_answer="one", steps=2, tool_calls=1, usage=usage),
-    ]
-
-
-def branch_events(run_id: str = "run_sample") -> list[Event]:
-    """One event of each branch type (a fork's marker, a re-sample): kept apart, old databases hold none."""
-    return [
         RunForked(
             run_id=run_id,
             ts=2.8,

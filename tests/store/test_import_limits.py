@@ -210,8 +210,8 @@ def test_a_damaged_row_does_not_break_the_listing(tmp_path: Path) -> None:
     assert "good one" in result.stdout
 
 
-def test_the_readme_states_the_app_upload_limit_of_the_config() -> None:
+def test_the_docs_state_the_app_upload_limit_of_the_config() -> None:
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     limit = config["server"]["maxUploadSize"]
-    readme = (ROOT / "README.md").read_text()
-    assert f"uploads up to {limit} MB (`server.maxUploadSize`" in readme
+    page = (ROOT / "docs" / "sessions.md").read_text()
+    assert f"uploads up to {limit} MB (`server.maxUploadSize`" in page
