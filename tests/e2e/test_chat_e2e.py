@@ -83,7 +83,8 @@ def test_ask_trace_save_reload_download_upload(page, app_url: str, tmp_path: Pat
     # The Sessions page lists both, with the snapshot.
     open_page(page, "Sessions", "sessions")
     page.get_by_text("Snapshots (1)").first.wait_for()
-    expect(page.get_by_role("button", name="Open", exact=True)).to_have_count(2)  # waits for the page to finish drawing
+    # Each session card's Open (the filter bar's multiselects have "Open" toggles of their own); waits for the drawing
+    expect(page.locator('[class*="st-key-open_ses_"] button')).to_have_count(2)
     shot(page, "chat_04_sessions")
 
 

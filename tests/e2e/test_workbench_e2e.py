@@ -176,8 +176,8 @@ def test_a_demo_session_is_readable_and_nothing_important_is_cut(  # type: ignor
     shot(tab, f"demo_{width}_02_failing_tool")
     tab.get_by_role("button", name="Trace").nth(2).click()  # turn 3: format retry, repeated action
     wait_for_app(tab)
-    trace.get_by_text("format retry 1/2").wait_for()
-    trace.get_by_text("same action as step 2").wait_for()
+    trace.get_by_text("unusable reply · retry 1 of 2").wait_for()
+    trace.get_by_text("repeat of step 2, not run again").wait_for()
     for code in trace.locator('[data-testid="stCode"] pre').all():
         assert code.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "a code block is cut"
     shot(tab, f"demo_{width}_03_retries")
