@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from sparrow_ui.navigation import navigation
+from sparrow_ui.shell.navigation import navigation
 
 st.set_page_config(page_title="Sparrow", page_icon="🐦", layout="wide")
 navigation().run()

@@ -9,12 +9,12 @@ _EVENTS = "agent_core.events"
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "Agent": "agent_core.agent",
-        "AgentSettings": "agent_core.agent",
-        "CancelToken": "agent_core.limits",
-        "ChatModel": "agent_core.models.base",
-        "ConversationMemory": "agent_core.context",
-        "ModelError": "agent_core.models.errors",
+        "Agent": "agent_core.engine.agent",
+        "AgentSettings": "agent_core.engine.agent",
+        "CancelToken": "agent_core.guards.limits",
+        "ChatModel": "agent_core.models.chat_model",
+        "ConversationMemory": "agent_core.engine.context_window",
+        "ModelError": "agent_core.models.model_errors",
         "OpenAIChatModel": "agent_core.models.openai_compat",
         "Tool": "agent_core.tools",
         "ToolError": "agent_core.tools",

@@ -13,7 +13,7 @@ def lazy_exports(package: str, origins: dict[str, str]) -> tuple[Callable[[str],
 
     Typical use, at the end of a package's ``__init__.py``::
 
-        __getattr__, __dir__ = lazy_exports(__name__, {"Agent": "agent_core.agent"})
+        __getattr__, __dir__ = lazy_exports(__name__, {"Agent": "agent_core.engine.agent"})
     """
 
     def __getattr__(name: str) -> Any:

@@ -31,21 +31,21 @@ from typing import Any
 
 from sqlmodel import Session
 
-from agent_core.agent import Agent
+from agent_core.engine.agent import Agent
 from agent_core.events import Event, ModelDelta, ModelFinished, RunFinished, RunStarted, StepStarted, Usage
 from agent_core.experiments import DatasetItem, ExperimentRunner, RunConfig, create_dataset, create_experiment
 from agent_core.experiments.comparison import changes
-from agent_core.experiments.configs import agent_for, openai_model, tools_for
-from agent_core.experiments.records import get_experiment, outcome, set_status
-from agent_core.experiments.results import config_summaries, unit_results
+from agent_core.experiments.experiment_records import get_experiment, outcome, set_status
+from agent_core.experiments.experiment_results import config_summaries, unit_results
+from agent_core.experiments.experiment_tables import ResultRow
+from agent_core.experiments.run_configs import agent_for, openai_model, tools_for
 from agent_core.experiments.scores import Score
-from agent_core.experiments.tables import ResultRow
-from agent_core.models.base import Message, ModelRequest
-from agent_core.sessions import run_in_session
+from agent_core.models.chat_model import Message, ModelRequest
+from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
-from agent_core.store.codec import encode
 from agent_core.store.database import writer
-from agent_core.store.models import EventRow, SessionRow
+from agent_core.store.event_codec import encode
+from agent_core.store.tables import EventRow, SessionRow
 from agent_core.testing import FakeOpenAIServer, FunctionModel
 from agent_core.testing.rule_llm import rule_reply
 
@@ -230,7 +230,7 @@ def page_open(workdir: Path, count: int) -> None:
     """Part 3: the page's data (queries, frames) and the whole page script, 1,000 items × 3 configurations."""
     from streamlit.testing.v1 import AppTest
 
-    from sparrow_ui.experiment_tables import matrix_frame, summary_frame
+    from sparrow_ui.panels.experiment_views import matrix_frame, summary_frame
 
     made = time.perf_counter()
     store, experiment_id = page_store(workdir, count)

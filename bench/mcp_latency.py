@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent_core.mcp import parse_config
-from agent_core.mcp.servers import McpServers
 from agent_core.tools import get_current_time
+from agent_core.tools.mcp import parse_config
+from agent_core.tools.mcp.mcp_servers import McpServers
 
 
 def command(name: str) -> str:

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_core.local_llama import LocalServer, build_server, cache_dir, find_model, find_server, start_server
+from agent_core.models.local_llama import LocalServer, build_server, cache_dir, find_model, find_server, start_server
 
 QUESTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("What is 17 * 23?", ("391",)),

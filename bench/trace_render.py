@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 
 from agent_core import Agent
 from agent_core.events import Event
-from agent_core.metrics import turn_metrics
 from agent_core.testing import ScriptedModel
-from agent_core.timeline import turn_timeline
 from agent_core.tools import builtin_tools
-from agent_core.transcript import Transcript, TurnView
+from agent_core.views.metrics import turn_metrics
+from agent_core.views.timeline import turn_timeline
+from agent_core.views.transcript import Transcript, TurnView
 
 TARGET_STEPS, TARGET_MS = 1000, 300.0
 

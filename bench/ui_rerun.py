@@ -24,7 +24,7 @@ STEPS_PER_TURN = 5
 def build_session(store, turns: int) -> str:  # type: ignore[no-untyped-def]
     """A session of ``turns`` turns, each 4 calculator steps and a final answer, recorded like the app does."""
     from agent_core import Agent
-    from agent_core.sessions import run_in_session
+    from agent_core.runtime.session_runs import run_in_session
     from agent_core.testing import ScriptedModel
 
     session = store.create_session()

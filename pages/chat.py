@@ -6,22 +6,24 @@ from functools import partial
 
 import streamlit as st
 
+from agent_core.guards.untrusted import neutralize
 from agent_core.models import ModelError
 from agent_core.store import SessionNotFound
-from agent_core.untrusted import neutralize
-from sparrow_ui import chat_attachments, examples, whatif
-from sparrow_ui.auth import read_only
-from sparrow_ui.conversation import conversation, recent_turns, trace_panel
-from sparrow_ui.i18n import t
-from sparrow_ui.imported import imported_mark
-from sparrow_ui.layout import TRACE_KEY, page_style, scroll_trace_to
-from sparrow_ui.live_turn import approval_boxes, follow, until_started, waiting
-from sparrow_ui.runs import active_run, ask, queued, resume_interrupted, start_queued, stop
-from sparrow_ui.session_controls import session_controls
-from sparrow_ui.session_view import prices, session_view, with_live
-from sparrow_ui.sidebar import frame
-from sparrow_ui.state import current_session_id, get_store, live_runs, open_session, select_turn, selected_turn
-from sparrow_ui.step_status import first_failing
+from sparrow_ui.access.auth import read_only
+from sparrow_ui.chat import chat_attachments
+from sparrow_ui.chat import example_sessions as examples
+from sparrow_ui.chat.conversation import conversation, recent_turns, trace_panel
+from sparrow_ui.chat.live_turn import approval_boxes, follow, until_started, waiting
+from sparrow_ui.chat.run_control import active_run, ask, queued, resume_interrupted, start_queued, stop
+from sparrow_ui.chat.session_controls import session_controls
+from sparrow_ui.elements.imported_mark import imported_mark
+from sparrow_ui.shell.layout import TRACE_KEY, page_style, scroll_trace_to
+from sparrow_ui.shell.session_view import prices, session_view, with_live
+from sparrow_ui.shell.sidebar import frame
+from sparrow_ui.shell.state import current_session_id, get_store, live_runs, open_session, select_turn, selected_turn
+from sparrow_ui.steps import whatif_controls as whatif
+from sparrow_ui.steps.step_status import first_failing
+from sparrow_ui.translations.i18n import t
 
 config = frame()
 page_style()

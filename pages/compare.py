@@ -5,10 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.store import SessionNotFound
-from sparrow_ui import compare, compare_live, compare_steps
-from sparrow_ui.sidebar import frame
-from sparrow_ui.state import get_store
-from sparrow_ui.strings_demo import td
+from sparrow_ui.panels import compare_live, compare_steps
+from sparrow_ui.panels import compare_view as compare
+from sparrow_ui.shell.sidebar import frame
+from sparrow_ui.shell.state import get_store
+from sparrow_ui.translations.strings_demo import td
 
 config = frame()
 store = get_store()

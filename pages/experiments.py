@@ -6,17 +6,18 @@ import streamlit as st
 
 from agent_core.experiments.comparison import changes
 from agent_core.experiments.datasets import list_datasets
-from agent_core.experiments.example import ensure_example, is_example
-from agent_core.experiments.exports import to_csv, to_json, to_junit
-from agent_core.experiments.records import ExperimentNotFound, get_experiment, list_experiments
-from agent_core.experiments.results import config_summaries, unit_results
-from agent_core.formatting import format_timestamp
-from sparrow_ui import experiment_charts, experiment_run, experiment_tables
-from sparrow_ui.auth import read_only
-from sparrow_ui.charts import draw
-from sparrow_ui.sidebar import frame
-from sparrow_ui.state import get_store
-from sparrow_ui.strings_experiments import te
+from agent_core.experiments.example_experiments import ensure_example, is_example
+from agent_core.experiments.experiment_exports import to_csv, to_json, to_junit
+from agent_core.experiments.experiment_records import ExperimentNotFound, get_experiment, list_experiments
+from agent_core.experiments.experiment_results import config_summaries, unit_results
+from agent_core.views.formatting import format_timestamp
+from sparrow_ui.access.auth import read_only
+from sparrow_ui.panels import experiment_charts, experiment_run
+from sparrow_ui.panels import experiment_views as experiment_tables
+from sparrow_ui.shell.sidebar import frame
+from sparrow_ui.shell.state import get_store
+from sparrow_ui.trace.trace_charts import draw
+from sparrow_ui.translations.strings_experiments import te
 
 CHANGES_SHOWN = 30
 """Changes listed with their links; all of them are in the table below the list."""

@@ -6,13 +6,13 @@ import os
 
 import streamlit as st
 
-from agent_core.longterm.guard import MAX_CHARS, MemoryRefused
-from agent_core.longterm.store import DEFAULT_SCOPE, MemoryStore, default_scope
-from sparrow_ui.i18n import t
-from sparrow_ui.memory_cards import memory_card, save_fact
-from sparrow_ui.ownership import claim_memories
-from sparrow_ui.sidebar import frame
-from sparrow_ui.state import get_store
+from agent_core.longterm.memory_guard import MAX_CHARS, MemoryRefused
+from agent_core.longterm.memory_store import DEFAULT_SCOPE, MemoryStore, default_scope
+from sparrow_ui.access.ownership import claim_memories
+from sparrow_ui.panels.memory_cards import memory_card, save_fact
+from sparrow_ui.shell.sidebar import frame
+from sparrow_ui.shell.state import get_store
+from sparrow_ui.translations.i18n import t
 
 SHOWN = 200
 """Memories listed at most (newest first); search reaches the rest."""

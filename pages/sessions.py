@@ -5,13 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.store.session_digest import session_digests
-from sparrow_ui import examples
-from sparrow_ui.i18n import t
-from sparrow_ui.session_cards import filter_bar, page_picker, session_card
-from sparrow_ui.session_list import page, rows
-from sparrow_ui.sidebar import frame
-from sparrow_ui.state import get_store
-from sparrow_ui.strings_demo import td
+from sparrow_ui.chat import example_sessions as examples
+from sparrow_ui.panels.session_cards import filter_bar, page_picker, session_card
+from sparrow_ui.panels.session_list import page, rows
+from sparrow_ui.shell.sidebar import frame
+from sparrow_ui.shell.state import get_store
+from sparrow_ui.translations.i18n import t
+from sparrow_ui.translations.strings_demo import td
 
 frame()
 store = get_store()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from agent_core.untrusted import neutralize
-from sparrow_ui.approval_settings import approval_toggle
-from sparrow_ui.i18n import t
-from sparrow_ui.mcp_panel import mcp_servers_section
-from sparrow_ui.sidebar import frame
-from sparrow_ui.state import tools_catalog
+from agent_core.guards.untrusted import neutralize
+from sparrow_ui.panels.mcp_panel import mcp_servers_section
+from sparrow_ui.shell.approval_settings import approval_toggle
+from sparrow_ui.shell.sidebar import frame
+from sparrow_ui.shell.state import tools_catalog
+from sparrow_ui.translations.i18n import t
 
 config = frame()
 catalog = tools_catalog()

@@ -5,18 +5,25 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.store import SessionNotFound
-from agent_core.time_split import time_split
-from agent_core.timeline import build_timeline
-from sparrow_ui import branches_view, charts, compare, examples, exports, inspector, overview, replay, whatif
-from sparrow_ui.add_to_dataset import add_to_dataset_button
-from sparrow_ui.auth import read_only
-from sparrow_ui.i18n import t
-from sparrow_ui.imported import imported_mark
-from sparrow_ui.runs import live_run_id as live_run_id_of
-from sparrow_ui.session_view import prices, session_view
-from sparrow_ui.sidebar import frame
-from sparrow_ui.state import current_session_id, get_store, open_in_chat
-from sparrow_ui.strings_demo import td
+from agent_core.views.time_split import time_split
+from agent_core.views.timeline import build_timeline
+from sparrow_ui.access.auth import read_only
+from sparrow_ui.chat import example_sessions as examples
+from sparrow_ui.chat.add_to_dataset import add_to_dataset_button
+from sparrow_ui.chat.run_control import live_run_id as live_run_id_of
+from sparrow_ui.elements.imported_mark import imported_mark
+from sparrow_ui.panels import compare_view as compare
+from sparrow_ui.playback import replay
+from sparrow_ui.shell.session_view import prices, session_view
+from sparrow_ui.shell.sidebar import frame
+from sparrow_ui.shell.state import current_session_id, get_store, open_in_chat
+from sparrow_ui.steps import whatif_controls as whatif
+from sparrow_ui.trace import branches_view, inspector
+from sparrow_ui.trace import session_overview as overview
+from sparrow_ui.trace import trace_charts as charts
+from sparrow_ui.trace import trace_downloads as exports
+from sparrow_ui.translations.i18n import t
+from sparrow_ui.translations.strings_demo import td
 
 config = frame()
 store = get_store()

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, text
 
-from agent_core.testing.postgres import SUPERUSER, Cluster, find_bin_dir
+from agent_core.testing.pg_cluster import SUPERUSER, Cluster, find_bin_dir
 
 BACKENDS = ("sqlite", "postgresql")
 TEMPLATE = "sparrow_template"

@@ -11,20 +11,20 @@ from collections.abc import Callable, Iterator
 from sqlalchemy.exc import SQLAlchemyError
 
 from agent_core import models
-from agent_core.agent import Agent, AgentSettings
-from agent_core.approval_policy import app_defaults
-from agent_core.approvals import Approvals
-from agent_core.catalog import tool_catalog
-from agent_core.cli.errors import EXIT_CANCELLED as EXIT_CANCELLED  # re-exported: the groups import them from here
-from agent_core.cli.errors import EXIT_OK as EXIT_OK
-from agent_core.cli.errors import EXIT_RUN_FAILED, EXIT_USAGE, CliError
-from agent_core.cli.mcp_servers import mcp_source
-from agent_core.local_llama import local_chat_model
-from agent_core.longterm.guard import MemoryRefused
-from agent_core.longterm.store import MemoryNotFound
-from agent_core.models.errors import ModelError
-from agent_core.safe_write import OutputRefused
-from agent_core.sessions import NothingToResume, protocol_from_config, settings_from_config
+from agent_core.cli.exit_codes import EXIT_CANCELLED as EXIT_CANCELLED  # re-exported: the groups import them from here
+from agent_core.cli.exit_codes import EXIT_OK as EXIT_OK
+from agent_core.cli.exit_codes import EXIT_RUN_FAILED, EXIT_USAGE, CliError
+from agent_core.cli.mcp_option import mcp_source
+from agent_core.engine.agent import Agent, AgentSettings
+from agent_core.engine.approval_policy import app_defaults
+from agent_core.engine.approvals import Approvals
+from agent_core.guards.safe_write import OutputRefused
+from agent_core.longterm.memory_guard import MemoryRefused
+from agent_core.longterm.memory_store import MemoryNotFound
+from agent_core.models.local_llama import local_chat_model
+from agent_core.models.model_errors import ModelError
+from agent_core.runtime.catalog import tool_catalog
+from agent_core.runtime.session_runs import NothingToResume, protocol_from_config, settings_from_config
 from agent_core.store import (
     LOCAL_ADMIN,
     Actor,
@@ -36,7 +36,7 @@ from agent_core.store import (
     SessionStore,
     SnapshotNotFound,
 )
-from agent_core.store.access import admins, signed_in
+from agent_core.store.actors import admins, signed_in
 from agent_core.store.outage import problem as database_problem
 from agent_core.store.run_owners import SessionBusy
 from agent_core.tools import Tool

@@ -24,7 +24,8 @@ from agent_core.cli.common import (
     open_store,
     store_errors,
 )
-from agent_core.cli.worker import wait_for_workers
+from agent_core.cli.worker_cmd import wait_for_workers
+from agent_core.engine.protocols import PROTOCOLS
 from agent_core.experiments import (
     DatasetFileError,
     DatasetNotFound,
@@ -35,18 +36,17 @@ from agent_core.experiments import (
     get_experiment,
 )
 from agent_core.experiments.comparison import Change, changes
-from agent_core.experiments.configs import ConfigFileError, read_configs
-from agent_core.experiments.exports import to_json, to_junit
-from agent_core.experiments.progress import Progress
-from agent_core.experiments.queue import QUEUE_NAME, QueueError, enqueue_experiment
-from agent_core.experiments.records import ExperimentInfo
-from agent_core.experiments.registry import load_scorers
-from agent_core.experiments.report import changes_text, summary_table
-from agent_core.experiments.results import config_summaries, unit_results
-from agent_core.limits import CancelToken
+from agent_core.experiments.experiment_exports import to_json, to_junit
+from agent_core.experiments.experiment_progress import Progress
+from agent_core.experiments.experiment_records import ExperimentInfo
+from agent_core.experiments.experiment_report import changes_text, summary_table
+from agent_core.experiments.experiment_results import config_summaries, unit_results
+from agent_core.experiments.job_queue import QUEUE_NAME, QueueError, enqueue_experiment
+from agent_core.experiments.run_configs import ConfigFileError, read_configs
+from agent_core.experiments.scorer_registry import load_scorers
+from agent_core.guards.limits import CancelToken
 from agent_core.models import OpenAIChatModel
 from agent_core.models.openai_compat import DEFAULT_MODEL
-from agent_core.protocols import PROTOCOLS
 from agent_core.store import SessionStore
 from agent_core.store.database import database_url
 

@@ -13,18 +13,18 @@ import sys
 from collections.abc import Callable, Sequence
 
 from agent_core.cli.conventions import program_name, version
-from agent_core.cli.errors import EXIT_RUN_FAILED, CliError
+from agent_core.cli.exit_codes import EXIT_RUN_FAILED, CliError
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "ask": ("agent_core.cli.ask", "answer a question, printing the live trace to stderr"),
-    "tools": ("agent_core.cli.tools", "list the available tools and their parameter schemas"),
-    "sessions": ("agent_core.cli.sessions", "list, show, export, import, delete or resume saved sessions"),
-    "memory": ("agent_core.cli.memory", "list, add, search, delete or clear long-term memories"),
-    "access": ("agent_core.cli.access", "share sessions read-only; claim data saved without sign-in"),
-    "db": ("agent_core.cli.db", "upgrade the database schema, or show its revision"),
-    "eval": ("agent_core.cli.evals", "datasets and experiments: run a dataset through the agent, score it"),
-    "worker": ("agent_core.cli.worker", "run experiment units from the job queue (PostgreSQL)"),
-    "local": ("agent_core.cli.local", "the built-in small model for trying Sparrow offline"),
+    "ask": ("agent_core.cli.ask_cmd", "answer a question, printing the live trace to stderr"),
+    "tools": ("agent_core.cli.tools_cmd", "list the available tools and their parameter schemas"),
+    "sessions": ("agent_core.cli.sessions_cmd", "list, show, export, import, delete or resume saved sessions"),
+    "memory": ("agent_core.cli.memory_cmd", "list, add, search, delete or clear long-term memories"),
+    "access": ("agent_core.cli.access_cmd", "share sessions read-only; claim data saved without sign-in"),
+    "db": ("agent_core.cli.db_cmd", "upgrade the database schema, or show its revision"),
+    "eval": ("agent_core.cli.eval_cmd", "datasets and experiments: run a dataset through the agent, score it"),
+    "worker": ("agent_core.cli.worker_cmd", "run experiment units from the job queue (PostgreSQL)"),
+    "local": ("agent_core.cli.local_cmd", "the built-in small model for trying Sparrow offline"),
 }
 """Each command: the module that registers it (``register(subparsers)``) and its line in ``--help``, in order."""
 

@@ -7,13 +7,13 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 
-from agent_core.approvals import Approvals, approval_key
 from agent_core.cli.common import EXIT_CANCELLED, EXIT_OK, EXIT_RUN_FAILED, CliError
 from agent_core.cli.conventions import use_color
-from agent_core.console import TracePrinter
+from agent_core.cli.trace_printer import TracePrinter
+from agent_core.engine.approvals import Approvals, approval_key
 from agent_core.events import ApprovalRequested, Event, RunFinished
-from agent_core.limits import CancelToken
-from agent_core.output_check import HidingWriter, hide_configured
+from agent_core.guards.limits import CancelToken
+from agent_core.guards.output_check import HidingWriter, hide_configured
 
 
 def ask_terminal(event: ApprovalRequested) -> bool:

@@ -14,11 +14,11 @@ import json
 import sys
 from typing import Any
 
-from agent_core.agent import Agent
+from agent_core.engine.agent import Agent
 from agent_core.events import Event, RunFinished, ToolFinished
 from agent_core.examples import EXAMPLE_KEY, EXAMPLES, Example
-from agent_core.examples.scripts import SCRIPTS, Turn
-from agent_core.sessions import config_from_agent, run_in_session
+from agent_core.examples.example_scripts import SCRIPTS, Turn
+from agent_core.runtime.session_runs import config_from_agent, run_in_session
 from agent_core.store import SessionStore, export_session
 from agent_core.testing import Reply, ScriptedModel
 from agent_core.tools import builtin_tools

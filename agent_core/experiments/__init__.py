@@ -5,7 +5,6 @@ repeat); the experiment tables hold only the dataset, the configurations and the
 docs/experiments.md for the dataset format and the ``eval`` commands.
 """
 
-from agent_core.experiments.configs import ConfigFileError, RunConfig
 from agent_core.experiments.dataset_files import DatasetFileError, parse_dataset, read_dataset_file, to_jsonl
 from agent_core.experiments.datasets import (
     DatasetInfo,
@@ -18,10 +17,16 @@ from agent_core.experiments.datasets import (
     item_from_turn,
     list_datasets,
 )
+from agent_core.experiments.experiment_records import (
+    ExperimentInfo,
+    ExperimentNotFound,
+    create_experiment,
+    get_experiment,
+)
+from agent_core.experiments.experiment_runner import ExperimentRunner
 from agent_core.experiments.items import Check, DatasetItem
-from agent_core.experiments.records import ExperimentInfo, ExperimentNotFound, create_experiment, get_experiment
-from agent_core.experiments.registry import scorer
-from agent_core.experiments.runner import ExperimentRunner
+from agent_core.experiments.run_configs import ConfigFileError, RunConfig
+from agent_core.experiments.scorer_registry import scorer
 from agent_core.experiments.scores import Score, ScoringContext
 
 __all__ = [

@@ -5,10 +5,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from agent_core.experiments.configs import ModelFactory, openai_model
-from agent_core.experiments.progress import Progress
-from agent_core.experiments.runner import ExperimentRunner
-from agent_core.limits import CancelToken
+from agent_core.experiments.experiment_progress import Progress
+from agent_core.experiments.experiment_runner import ExperimentRunner
+from agent_core.experiments.run_configs import ModelFactory, openai_model
+from agent_core.guards.limits import CancelToken
 from agent_core.store import SessionStore
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_core.experiments.items import Check
-from agent_core.experiments.registry import custom_score
+from agent_core.experiments.scorer_registry import custom_score
 from agent_core.experiments.scores import Score, ScoringContext
 
 _NUMBER = re.compile(r"(?<![\w.])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")

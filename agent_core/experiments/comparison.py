@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from agent_core.experiments.records import ExperimentInfo
-from agent_core.experiments.results import UnitResult
+from agent_core.experiments.experiment_records import ExperimentInfo
+from agent_core.experiments.experiment_results import UnitResult
 
 COMPARE_PAGE = "/compare"
 

@@ -15,12 +15,12 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from agent_core.experiments.dataset_files import DatasetFileError, ParsedDataset, validate_items
+from agent_core.experiments.experiment_tables import DatasetItemRow, DatasetRow
 from agent_core.experiments.items import DatasetItem
-from agent_core.experiments.tables import DatasetItemRow, DatasetRow
 from agent_core.store import Actor, SessionStore
 from agent_core.store.database import writer
 from agent_core.store.transactions import new_id
-from agent_core.transcript import Transcript
+from agent_core.views.transcript import Transcript
 
 
 class DatasetNotFound(LookupError):

@@ -10,7 +10,7 @@ __getattr__, __dir__ = lazy_exports(
     {
         "MemoryNotFound": "agent_core.longterm.memory_record",
         "MemoryRecord": "agent_core.longterm.memory_record",
-        "MemoryStore": "agent_core.longterm.store",
+        "MemoryStore": "agent_core.longterm.memory_store",
     },
 )
 

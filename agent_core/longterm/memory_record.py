@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core.longterm.guard import MemoryRefused
+from agent_core.longterm.memory_guard import MemoryRefused
 
 DEFAULT_SCOPE = "default"
 _SCOPE = re.compile(r"^[\w.@:-]{1,64}$")

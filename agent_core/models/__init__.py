@@ -4,8 +4,8 @@ The OpenAI client is imported on first use of ``OpenAIChatModel`` (the openai pa
 """
 
 from agent_core.lazy_exports import lazy_exports
-from agent_core.models.base import ChatModel, Completion, Message, ModelRequest, TextChunk, ToolCall, complete
-from agent_core.models.errors import ModelError
+from agent_core.models.chat_model import ChatModel, Completion, Message, ModelRequest, TextChunk, ToolCall, complete
+from agent_core.models.model_errors import ModelError
 
 __getattr__, __dir__ = lazy_exports(
     __name__,

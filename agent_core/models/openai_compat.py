@@ -12,9 +12,10 @@ import openai
 import pydantic
 from openai.types.chat import ChatCompletion
 
-from agent_core import json_limits
+from agent_core.guards import json_limits
+from agent_core.guards.output_check import register_secret
 from agent_core.models.attempts import AttemptLog
-from agent_core.models.base import Completion, ModelOutput, ModelRequest, ToolCall
+from agent_core.models.chat_model import Completion, ModelOutput, ModelRequest, ToolCall
 from agent_core.models.endpoint_check import (
     as_chunk,
     bad_stream,
@@ -24,11 +25,10 @@ from agent_core.models.endpoint_check import (
     peek_body,
     web_page,
 )
-from agent_core.models.errors import ModelError
 from agent_core.models.guarded_transport import GuardedTransport
+from agent_core.models.model_errors import ModelError
 from agent_core.models.stream_reader import StreamAccumulator, pumped, reasoning_of, usage_of
-from agent_core.output_check import register_secret
-from agent_core.tools.addresses import AddressPolicy
+from agent_core.tools.network.addresses import AddressPolicy
 
 DEFAULT_MODEL = "gpt-4o-mini"
 NO_KEY_PLACEHOLDER = "sk-no-key-required"

@@ -11,8 +11,8 @@ import logging
 
 from sqlmodel import col, update
 
-from agent_core.store.access import ISSUER_SEP
-from agent_core.store.models import MemoryRow, SessionRow, ShareLinkRow, SnapshotRow
+from agent_core.store.actors import ISSUER_SEP
+from agent_core.store.tables import MemoryRow, SessionRow, ShareLinkRow, SnapshotRow
 from agent_core.store.transactions import StoreBase
 
 log = logging.getLogger(__name__)

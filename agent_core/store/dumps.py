@@ -10,8 +10,8 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from agent_core.store.event_log import INSERT_EVENTS, STORED_COLUMNS, EventLog, event_rows
-from agent_core.store.models import SessionRecord, SessionRow, SnapshotRecord, SnapshotRow
 from agent_core.store.records import SessionDump, SessionInfo, SnapshotInfo, StoredEvent, fields_of
+from agent_core.store.tables import SessionRecord, SessionRow, SnapshotRecord, SnapshotRow
 from agent_core.store.transactions import new_id
 
 log = logging.getLogger(__name__)

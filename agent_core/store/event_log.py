@@ -10,9 +10,9 @@ from sqlalchemy import bindparam, literal
 from sqlmodel import col, func, insert, select, update
 
 from agent_core.events import Event, RunStarted
-from agent_core.store.codec import decode, encode, gc_paused
-from agent_core.store.models import EventRow, RunRow, SessionRow
+from agent_core.store.event_codec import decode, encode, gc_paused
 from agent_core.store.records import StoredEvent
+from agent_core.store.tables import EventRow, RunRow, SessionRow
 from agent_core.store.titles import title_from_question
 from agent_core.store.transactions import NotYours, StoreBase
 

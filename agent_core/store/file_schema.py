@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import Field, TypeAdapter
 
 from agent_core.events import Event
-from agent_core.store.snapshot_file import FORMAT, VERSION, SessionFile
+from agent_core.store.session_file import FORMAT, VERSION, SessionFile
 
 SCHEMA_ID = f"https://sparrow.invalid/schemas/{FORMAT}.v{VERSION}.json"
 """A stable identifier for the schema (not fetched from anywhere)."""

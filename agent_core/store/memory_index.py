@@ -23,7 +23,7 @@ from sqlalchemy import Connection, Float, Integer, and_, case, func, literal, or
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql import ColumnElement, Select
 
-from agent_core.store.models import MemoryRow
+from agent_core.store.tables import MemoryRow
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, Integer, case, func, literal, or_, select
 from sqlalchemy.sql import ColumnElement
 
 from agent_core.store.memory_index import QueryTerms, in_scope
-from agent_core.store.models import MemoryRow
+from agent_core.store.tables import MemoryRow
 
 K1, B = 1.2, 0.75
 """FTS5's bm25() defaults."""

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 
 from agent_core.events import Event, ModelDelta, RunStarted
 from agent_core.store.outage import DatabaseUnavailable, with_retry
-from agent_core.store.sessions import SessionStore
+from agent_core.store.session_store import SessionStore
 
 
 def record_events(

@@ -12,8 +12,9 @@ from typing import Any, NamedTuple
 from pydantic import ConfigDict, Field
 from sqlmodel import SQLModel
 
-from agent_core.store.config import SessionConfig
-from agent_core.store.models import (
+from agent_core.guards.visible_text import visible
+from agent_core.store.session_config import SessionConfig
+from agent_core.store.tables import (
     Configured,
     Identified,
     Imported,
@@ -28,7 +29,6 @@ from agent_core.store.models import (
     SnapshotRow,
 )
 from agent_core.store.titles import UNTITLED
-from agent_core.visible_text import visible
 
 __all__ = ["InterruptedRun", "SessionConfig", "SessionDump", "SessionInfo", "SnapshotInfo", "StoredEvent"]
 

@@ -24,10 +24,10 @@ from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from agent_core.events import Event
-from agent_core.limits import CancelToken
-from agent_core.store.codec import decode
+from agent_core.guards.limits import CancelToken
 from agent_core.store.database import writer
-from agent_core.store.models import EventRow, RunOwnerRow
+from agent_core.store.event_codec import decode
+from agent_core.store.tables import EventRow, RunOwnerRow
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from sqlalchemy import Connection, Engine, inspect, select, text
 from sqlalchemy.engine import URL
 
 from agent_core.store.memory_index import create_sqlite_fts, has_fts
-from agent_core.store.models import TABLES, MemoryRow, SchemaRow
+from agent_core.store.tables import TABLES, MemoryRow, SchemaRow
 
 SCRIPT_LOCATION = "agent_core.store:migrations"
 VERSION_TABLE = "sparrow_alembic_version"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from agent_core.store.models import EventRow
+from agent_core.store.tables import EventRow
 
 _KINDS = ("run_started", "run_finished")
 

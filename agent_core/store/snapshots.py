@@ -9,8 +9,8 @@ from sqlmodel import col, delete, select
 
 from agent_core.events import Event
 from agent_core.store.event_log import EventLog, copy_events
-from agent_core.store.models import SessionRow, SnapshotRow
 from agent_core.store.records import SessionInfo, SnapshotInfo
+from agent_core.store.tables import SessionRow, SnapshotRow
 from agent_core.store.titles import TITLE_MAX_CHARS, UNTITLED, clean_title
 from agent_core.store.transactions import SnapshotNotFound, new_id
 

@@ -14,10 +14,10 @@ from typing import Self
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from agent_core.store.access import LOCAL_ADMIN, Actor
+from agent_core.store.actors import LOCAL_ADMIN, Actor
 from agent_core.store.database import writer
-from agent_core.store.models import SessionRow, SnapshotRow
 from agent_core.store.redaction import Redactor
+from agent_core.store.tables import SessionRow, SnapshotRow
 
 
 class SessionNotFound(LookupError):

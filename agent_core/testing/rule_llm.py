@@ -13,8 +13,8 @@ import re
 import time
 from typing import Any
 
-from agent_core.testing.models import Reply
-from agent_core.testing.server import FakeOpenAIServer
+from agent_core.testing.fake_models import Reply
+from agent_core.testing.fake_server import FakeOpenAIServer
 
 TWO_TOOLS = "What is 17 * 23, and what weekday is 150 days after 2024-05-20?"
 SLOW = "Tell me a very long story slowly."

@@ -1,6 +1,15 @@
 """Tools: the ``@tool`` decorator, the registry, the runner and the built-in tools."""
 
-from agent_core.tools.base import (
+from agent_core.tools.builtin.calculator import calculator
+from agent_core.tools.builtin.clock import get_current_time
+from agent_core.tools.builtin.dates import date_calculator
+from agent_core.tools.network.fetch import fetch_url, make_fetch_url
+from agent_core.tools.network.weather import get_weather, make_get_weather
+from agent_core.tools.network.web_search import make_web_search, web_search
+from agent_core.tools.network.web_tools import WebSettings, web_tools
+from agent_core.tools.plugins import LoadedTools, PluginError, load_plugins
+from agent_core.tools.retrieval import ToolIndex, select_tools
+from agent_core.tools.tool import (
     Tool,
     ToolArgumentsError,
     ToolDefinitionError,
@@ -9,15 +18,6 @@ from agent_core.tools.base import (
     ToolSet,
     tool,
 )
-from agent_core.tools.calculator import calculator
-from agent_core.tools.clock import get_current_time
-from agent_core.tools.dates import date_calculator
-from agent_core.tools.fetch import fetch_url, make_fetch_url
-from agent_core.tools.plugins import LoadedTools, PluginError, load_plugins
-from agent_core.tools.retrieval import ToolIndex, select_tools
-from agent_core.tools.weather import get_weather, make_get_weather
-from agent_core.tools.web import WebSettings, web_tools
-from agent_core.tools.web_search import make_web_search, web_search
 
 
 def builtin_tools() -> list[Tool]:

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from agent_core.tools.base import Tool, ToolError, ToolOutput
+from agent_core.tools.tool import Tool, ToolError, ToolOutput
 
 CALL_BUDGET: contextvars.ContextVar[float | None] = contextvars.ContextVar("sparrow_call_budget", default=None)
 """Seconds the runner gives the call being started (an isolated call is killed once they are spent)."""

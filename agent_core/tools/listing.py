@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_core.tools.base import Tool
+from agent_core.tools.tool import Tool
 
 _PLAIN = {"string", "integer", "number", "boolean"}
 

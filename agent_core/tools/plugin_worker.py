@@ -13,8 +13,8 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from agent_core.tools import plugins
-from agent_core.tools.base import Tool, ToolError
 from agent_core.tools.isolated import IsolatedTool, Loader, WorkerPool, isolation_on
+from agent_core.tools.tool import Tool, ToolError
 
 
 def _pool_size() -> int:

@@ -51,7 +51,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agent_core.tools.base import Tool
+from agent_core.tools.tool import Tool
 
 MODULES_ENV = "SPARROW_TOOLS"
 ENTRY_POINT_GROUP = "sparrow.tools"

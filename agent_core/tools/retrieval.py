@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from agent_core.tools.base import Tool
+from agent_core.tools.tool import Tool
 
 K1 = 1.2
 B = 0.75

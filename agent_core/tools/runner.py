@@ -11,9 +11,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core.limits import CancelToken, Deadline
-from agent_core.tools.base import Tool, ToolArgumentsError, ToolError, ToolOutput, ToolSet
+from agent_core.guards.limits import CancelToken, Deadline
 from agent_core.tools.isolated import CALL_BUDGET
+from agent_core.tools.tool import Tool, ToolArgumentsError, ToolError, ToolOutput, ToolSet
 
 _POLL_S = 0.05
 """How often a waiting run looks at its cancel token."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from agent_core import json_limits
+from agent_core.guards import json_limits
 
 Starters = Mapping[str, str]
 """Run id → who started the run (an email, else an OIDC subject, else ``local``)."""

@@ -17,15 +17,15 @@ from html import escape
 from typing import Any
 
 from agent_core.events import Event, Usage
-from agent_core.formatting import clip, format_cost, format_duration, format_tokens, format_usage
-from agent_core.metrics import RunMetrics, SessionMetrics, StepMetrics, ToolStats, runs_metrics
-from agent_core.output_check import mask_secrets
-from agent_core.pricing import DEFAULT_TABLE, PriceTable
-from agent_core.timeline import turn_timeline
+from agent_core.guards.output_check import mask_secrets
+from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.trace_export.html_strings import ReportLang, words
 from agent_core.trace_export.html_svg import waterfall_svg
-from agent_core.transcript import Transcript
-from agent_core.turns import ActionView, StepView, TurnView
+from agent_core.views.formatting import clip, format_cost, format_duration, format_tokens, format_usage
+from agent_core.views.metrics import RunMetrics, SessionMetrics, StepMetrics, ToolStats, runs_metrics
+from agent_core.views.timeline import turn_timeline
+from agent_core.views.transcript import Transcript
+from agent_core.views.turns import ActionView, StepView, TurnView
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 """Nothing may be fetched: no script, no font, no image but inline data, no connection."""

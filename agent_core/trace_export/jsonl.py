@@ -6,8 +6,8 @@ import json
 from collections.abc import Iterable
 from typing import TextIO
 
-from agent_core import json_limits
 from agent_core.events import Event, EventFormatError, event_from_dict
+from agent_core.guards import json_limits
 
 
 def event_line(event: Event) -> str:

@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from agent_core.endpoints import EndpointPolicy, OperatorEndpoint, endpoint_identity
 from agent_core.models import ModelError, OpenAIChatModel
+from agent_core.models.endpoints import EndpointPolicy, OperatorEndpoint, endpoint_identity
 from agent_core.testing import FakeOpenAIServer
-from agent_core.tools.addresses import AddressPolicy
-from sparrow_ui import auth
-from sparrow_ui.state import ModelConfig
+from agent_core.tools.network.addresses import AddressPolicy
+from sparrow_ui.access import auth
+from sparrow_ui.shell.state import ModelConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -153,7 +153,7 @@ def test_locked_settings_use_the_operators_endpoint_whatever_the_tab_holds(
 
 def test_dns_rebinding_is_caught_at_connect_time(monkeypatch: pytest.MonkeyPatch, typed: FakeOpenAIServer) -> None:
     """The name looks public when the URL is checked, then resolves to loopback when the client connects."""
-    import agent_core.endpoints as endpoints
+    import agent_core.models.endpoints as endpoints
 
     monkeypatch.setattr(endpoints, "resolve", lambda host, port, timeout: ["93.184.216.34"])
     policy = EndpointPolicy(guard_addresses=True)

@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from agent_core.store import Actor, SessionStore
-from sparrow_ui import auth
+from sparrow_ui.access import auth
 from tests.store.helpers import arithmetic_agent, run
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sparrow_ui.settings import settings_path
+from sparrow_ui.shell.settings import settings_path
 from tests.access.test_pages_access import app
 
 FIELDS = {
@@ -48,7 +48,7 @@ def test_a_tab_whose_user_changes_starts_from_the_new_users_settings(monkeypatch
     at = app(monkeypatch, alice)
     at.text_input(key="cfg_base_url").set_value("https://alice.example/v1").run()
     at.text_input(key="cfg_api_key").set_value("sk-alice-typed").run()
-    monkeypatch.setattr("sparrow_ui.auth.user_claims", lambda: bob)  # Alice signs out, Bob signs in, same tab
+    monkeypatch.setattr("sparrow_ui.access.auth.user_claims", lambda: bob)  # Alice signs out, Bob signs in, same tab
     at.run()
     assert at.text_input(key="cfg_base_url").value != "https://alice.example/v1"
     assert at.text_input(key="cfg_api_key").value == ""

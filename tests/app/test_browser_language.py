@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from sparrow_ui import browser_language as module
+from sparrow_ui.shell import browser_language as module
 
 
 @pytest.mark.parametrize(

@@ -7,14 +7,14 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from agent_core.agent import Agent
+from agent_core.engine.agent import Agent
 from agent_core.examples import open_example
-from agent_core.sessions import run_in_session
+from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.testing.rule_llm import TWO_TOOLS
 from agent_core.tools import builtin_tools
-from agent_core.transcript import Transcript
+from agent_core.views.transcript import Transcript
 from tests.core.helpers import TWO_TOOLS_REPLIES, answer
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

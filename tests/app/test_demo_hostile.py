@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from agent_core.examples import EXAMPLE_KEY
 from agent_core.store import SessionConfig, SessionStore, import_session
 from agent_core.trace_export import to_html
-from agent_core.transcript import Transcript
+from agent_core.views.transcript import Transcript
 from tests.app.test_hostile_content import IMAGE, assert_no_fetch, extreme_document, hostile_session
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from agent_core.examples import EXAMPLES, example_name
 from agent_core.store import SessionStore
-from sparrow_ui.strings_demo import STRINGS
+from sparrow_ui.translations.strings_demo import STRINGS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 30

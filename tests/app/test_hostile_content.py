@@ -9,12 +9,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from agent_core import Agent
-from agent_core.sessions import run_in_session
+from agent_core.guards.value_limits import MAX_COUNT, MAX_DURATION_MS
+from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore, import_session
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.tools import calculator
-from agent_core.value_limits import MAX_COUNT, MAX_DURATION_MS
-from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
+from sparrow_ui.translations.strings_traces import STRINGS as TRACES_STRINGS
 from tests.app.test_chat_page import APP, TIMEOUT, ask, open_app, texts
 from tests.core.test_endpoint_errors import HTML, WEB_PAGE
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from agent_core.examples import example, open_example
+from agent_core.guards.untrusted import plain
 from agent_core.store import SessionStore
-from agent_core.untrusted import plain
-from sparrow_ui import replay
-from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
+from sparrow_ui.playback import replay
+from sparrow_ui.translations.strings_traces import STRINGS as TRACES_STRINGS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent_core.transcript import Transcript
-from sparrow_ui.step_status import failing, step_chips
+from agent_core.views.transcript import Transcript
+from sparrow_ui.steps.step_status import failing, step_chips
 from tests.observability.test_repeat_trace import looping_run
 
 

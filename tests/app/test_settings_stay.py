@@ -9,7 +9,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from agent_core.testing import FakeOpenAIServer
-from sparrow_ui.settings import settings_path
+from sparrow_ui.shell.settings import settings_path
 
 TIMEOUT = 30
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

@@ -7,15 +7,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_core.agent import Agent
+from agent_core.engine.agent import Agent
 from agent_core.events import Event, RunFinished, RunStarted
-from agent_core.limits import CancelToken
-from agent_core.live import LiveRun
+from agent_core.guards.limits import CancelToken
+from agent_core.runtime.live_runs import LiveRun
 from agent_core.testing import ScriptedModel
 from agent_core.tools import builtin_tools
-from agent_core.transcript import Transcript
-from sparrow_ui.live_turn import until_started
-from sparrow_ui.step_status import step_chips, step_icon, step_state
+from agent_core.views.transcript import Transcript
+from sparrow_ui.chat.live_turn import until_started
+from sparrow_ui.steps.step_status import step_chips, step_icon, step_state
 from tests.core.helpers import answer, react
 
 
@@ -70,9 +70,9 @@ def test_the_page_does_not_wait_for_a_run_that_ended_without_starting() -> None:
 
 
 def test_a_runs_time_splits_into_parts_that_add_up_to_its_duration() -> None:
-    from agent_core.metrics import run_metrics
-    from agent_core.time_split import time_split
-    from agent_core.timeline import build_timeline
+    from agent_core.views.metrics import run_metrics
+    from agent_core.views.time_split import time_split
+    from agent_core.views.timeline import build_timeline
 
     replies = [react("Multiply.", "calculator", expression="6 * 7"), answer("Done.", "42")]
     transcript, events = _turn(replies)

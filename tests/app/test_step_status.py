@@ -10,17 +10,17 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from agent_core.agent import Agent
+from agent_core.engine.agent import Agent
 from agent_core.events import ModelFinished
 from agent_core.models.openai_compat import OpenAIChatModel
-from agent_core.sessions import run_in_session
+from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, Reply
 from agent_core.tools import builtin_tools
-from agent_core.transcript import Transcript
-from sparrow_ui.i18n import STRINGS
-from sparrow_ui.literal import literal
-from sparrow_ui.step_status import raw_arguments, repeated_from
+from agent_core.views.transcript import Transcript
+from sparrow_ui.elements.literal import literal
+from sparrow_ui.steps.step_status import raw_arguments, repeated_from
+from sparrow_ui.translations.i18n import STRINGS
 from tests.app.demo_session import MARKDOWN_QUESTION, MODEL, record_demo
 from tests.core.helpers import answer, react
 
@@ -110,7 +110,7 @@ def test_every_string_has_chinese() -> None:
 
 
 def test_tokens_read_the_same_everywhere() -> None:
-    from agent_core.formatting import format_token_flow
+    from agent_core.views.formatting import format_token_flow
 
     assert format_token_flow(729, 23) == "729 → 23 tokens"
     assert format_token_flow(3449, None, estimated=True, unit="token") == "~3.4k → — token"

@@ -18,21 +18,23 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from agent_core.agent import Agent, AgentSettings
+from agent_core.engine.agent import Agent, AgentSettings
 from agent_core.events import Event, ModelDelta, ModelFinished, RunFinished, ToolFinished, with_full_messages
-from agent_core.pricing import prices_from_env
-from agent_core.sessions import resume_run, run_in_session
+from agent_core.models.pricing import prices_from_env
+from agent_core.runtime.session_runs import resume_run, run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import ScriptedModel
 from agent_core.testing.rule_llm import TWO_TOOLS
-from agent_core.timeline import build_timeline
 from agent_core.tools import builtin_tools
 from agent_core.trace_export import read_jsonl
-from agent_core.transcript import Transcript
-from sparrow_ui import charts, exports, replay
-from sparrow_ui.i18n import STRINGS
-from sparrow_ui.state import live_runs
-from sparrow_ui.strings_traces import STRINGS as TRACES_STRINGS
+from agent_core.views.timeline import build_timeline
+from agent_core.views.transcript import Transcript
+from sparrow_ui.playback import replay
+from sparrow_ui.shell.state import live_runs
+from sparrow_ui.trace import trace_charts as charts
+from sparrow_ui.trace import trace_downloads as exports
+from sparrow_ui.translations.i18n import STRINGS
+from sparrow_ui.translations.strings_traces import STRINGS as TRACES_STRINGS
 from tests.core.helpers import TWO_TOOLS_ANSWER, TWO_TOOLS_REPLIES, answer, react
 
 FAILING = [react("Divide.", "calculator", expression="1 / 0"), answer("It failed.", "Division by zero is undefined.")]
@@ -515,9 +517,9 @@ def _translated_picker() -> None:
     """A translated selectbox, a language switch and another widget to interact with (an AppTest script)."""
     import streamlit as st
 
-    from sparrow_ui.i18n import t
-    from sparrow_ui.sidebar import language_picker
-    from sparrow_ui.widgets import translated_selectbox
+    from sparrow_ui.elements.widgets import translated_selectbox
+    from sparrow_ui.shell.sidebar import language_picker
+    from sparrow_ui.translations.i18n import t
 
     language_picker()
     translated_selectbox("Turn", [1, 2], key="turn", default=2, format_func=lambda n: t("trace.turn", n=n))

@@ -12,15 +12,15 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from agent_core.agent import Agent
+from agent_core.engine.agent import Agent
 from agent_core.events import ModelSampled
-from agent_core.sessions import run_in_session
+from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.testing.rule_llm import TWO_TOOLS
 from agent_core.tools import builtin_tools
-from agent_core.transcript import Transcript
-from sparrow_ui.state import live_runs
+from agent_core.views.transcript import Transcript
+from sparrow_ui.shell.state import live_runs
 from tests.core.helpers import answer, react
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

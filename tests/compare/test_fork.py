@@ -7,20 +7,20 @@ from typing import Any
 
 import pytest
 
-from agent_core.agent import Agent
+from agent_core.engine.agent import Agent
+from agent_core.engine.protocols import get_protocol
 from agent_core.events import ApprovalDecided, Event, ModelFinished, RunFinished, RunForked, ToolFinished, ToolStarted
-from agent_core.fork import StepEdit, fork_run
-from agent_core.fork_edit import decision_text
-from agent_core.models.base import Completion
+from agent_core.models.chat_model import Completion
 from agent_core.models.openai_compat import OpenAIChatModel
-from agent_core.protocols import get_protocol
-from agent_core.reuse import RecordedResults
-from agent_core.sessions import run_in_session
+from agent_core.runtime.fork import StepEdit, fork_run
+from agent_core.runtime.fork_edit import decision_text
+from agent_core.runtime.reuse import RecordedResults
+from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import Tool, ToolSet, tool
 from agent_core.tools.runner import CallRequest
-from agent_core.transcript import Transcript
+from agent_core.views.transcript import Transcript
 
 
 class Weather:

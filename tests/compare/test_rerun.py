@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core.compare import compare_turns
 from agent_core.examples import example_name, open_example
-from agent_core.metrics import turn_metrics
-from agent_core.rerun import rerun_turn
+from agent_core.runtime.rerun import rerun_turn
 from agent_core.store import SessionStore
 from agent_core.testing import Reply, ScriptedModel
 from agent_core.tools import builtin_tools
-from agent_core.transcript import Transcript
+from agent_core.views.metrics import turn_metrics
+from agent_core.views.transcript import Transcript
+from agent_core.views.turn_compare import compare_turns
 
 
 def test_rerun_forks_before_the_turn_and_leaves_the_original_alone() -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_core.agent import Agent
+from agent_core.engine.agent import Agent
 from agent_core.events import ModelSampled
-from agent_core.sessions import run_in_session
+from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.tools import builtin_tools
-from agent_core.transcript import Transcript
+from agent_core.views.transcript import Transcript
 from tests.core.helpers import answer, react
 from tests.core.test_cli import sparrow
 

@@ -10,13 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_core import Agent
-from agent_core.json_limits import loads
-from agent_core.models.base import Completion, ToolCall
+from agent_core.engine.protocols import PROTOCOLS
+from agent_core.engine.protocols.near_json import loads_near_json
+from agent_core.guards.json_limits import loads
+from agent_core.models.chat_model import Completion, ToolCall
 from agent_core.models.endpoint_check import describe_body
-from agent_core.protocols import PROTOCOLS
-from agent_core.protocols.near_json import loads_near_json
 from agent_core.store import SessionStore
-from agent_core.store.snapshot_file import SessionFileError, import_session
+from agent_core.store.session_file import SessionFileError, import_session
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import ToolSet, builtin_tools
 from agent_core.trace_export.jsonl import EventFormatError, read_jsonl

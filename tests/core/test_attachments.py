@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from agent_core import Agent
-from agent_core.attachments import MAX_IMAGE_BYTES, AttachmentError, attach, attach_path
+from agent_core.engine.attachments import MAX_IMAGE_BYTES, AttachmentError, attach, attach_path
 from agent_core.events import ModelFinished, RunStarted, event_from_dict, with_full_messages
 from agent_core.models import OpenAIChatModel
 from agent_core.store import SessionStore
-from agent_core.store.snapshot_file import export_session
+from agent_core.store.session_file import export_session
 from agent_core.testing import FakeOpenAIServer
 from agent_core.trace_export import export_trace
 from tests.core.helpers import answer
@@ -118,7 +118,7 @@ def test_an_image_for_a_model_that_takes_none_is_refused_before_sending() -> Non
 
 
 def test_attachments_are_stored_with_the_session_and_in_its_file() -> None:
-    from agent_core.sessions import config_from_agent, run_in_session
+    from agent_core.runtime.session_runs import config_from_agent, run_in_session
 
     store = SessionStore.open("sqlite://")
     with FakeOpenAIServer([answer("seen", "a dot")]) as server:

@@ -1,6 +1,6 @@
 """The lookup of earlier calls by tool and canonical arguments."""
 
-from agent_core.call_index import CallIndex, canonical_arguments
+from agent_core.engine.call_index import CallIndex, canonical_arguments
 from agent_core.events import ToolFinished, ToolStarted
 
 

@@ -12,7 +12,7 @@ from typing import Literal, get_args, get_type_hints
 import pytest
 
 from agent_core import events as events_module
-from agent_core.console import TracePrinter
+from agent_core.cli.trace_printer import TracePrinter
 from agent_core.events import EVENT_TYPES, Event, EventBase, EventFormatError, RunFinished, event_from_dict
 from tests.store.helpers import branch_events, every_event_type
 

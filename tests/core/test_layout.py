@@ -98,10 +98,10 @@ def test_no_import_inside_a_function_or_behind_type_checking() -> None:
 DEFERRED_IMPORTS = {
     "agent_core.cli.main": "only the chosen command's group is imported, so --help imports none of them",
     "agent_core.lazy_exports": "packages export names imported on first use (PEP 562): a command loads what it uses",
-    "agent_core.experiments.queue": "Procrastinate (the postgres extra) is needed only by workers and --queue",
-    "agent_core.attachments": "pypdf takes ~0.3 s to import; only an attached PDF needs it",
-    "agent_core.mcp": "the MCP SDK takes ~0.8 s to import; only a configured server needs it",
-    "agent_core.price_catalog": "genai-prices takes ~1 s to import (its price snapshot); only a cost needs it",
+    "agent_core.experiments.job_queue": "Procrastinate (the postgres extra) is needed only by workers and --queue",
+    "agent_core.engine.attachments": "pypdf takes ~0.3 s to import; only an attached PDF needs it",
+    "agent_core.tools.mcp": "the MCP SDK takes ~0.8 s to import; only a configured server needs it",
+    "agent_core.models.price_catalog": "genai-prices takes ~1 s to import (its price snapshot); only a cost needs it",
     "agent_core.tools.plugins": "plugin modules are named by the user (SPARROW_TOOLS, entry points)",
     "agent_core.trace_export.otlp": "the OpenTelemetry SDK is an optional extra, needed only to send",
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from agent_core import Agent, CancelToken
-from agent_core.approvals import approval_key
+from agent_core.engine.approvals import approval_key
 from agent_core.events import ApprovalRequested, ModelFinished, OutputFlagged, StepStarted, ToolFinished
 from agent_core.testing import Reply, ScriptedModel
 from agent_core.tools import ToolOutput, builtin_tools, tool

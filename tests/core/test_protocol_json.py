@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from agent_core import Agent
+from agent_core.engine.protocols import PROTOCOLS, JsonSchemaProtocol
+from agent_core.engine.protocols.json_reply import SCHEMA_NAME, partial_answer, read_reply, reply_schema
 from agent_core.models import OpenAIChatModel
-from agent_core.protocols import PROTOCOLS, JsonSchemaProtocol
-from agent_core.protocols.json_reply import SCHEMA_NAME, partial_answer, read_reply, reply_schema
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.tools import builtin_tools, tool
 from agent_core.trace_export import build_spans

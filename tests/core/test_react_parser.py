@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core.protocols.react_parser import ParsedReply, parse_react
+from agent_core.engine.protocols.react_parser import ParsedReply, parse_react
 from agent_core.tools import builtin_tools
 
 TOOLS = {t.name: t for t in builtin_tools()}

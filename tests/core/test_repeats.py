@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from agent_core import Agent
+from agent_core.engine.protocols.json_reply import SCHEMA_NAME, reply_schema
+from agent_core.engine.repeats import RepeatGuard
 from agent_core.events import AnswerRequested, CallRepeated, Event, RunFinished, ToolFinished, ToolStarted
 from agent_core.models import OpenAIChatModel
-from agent_core.protocols.json_reply import SCHEMA_NAME, reply_schema
-from agent_core.repeats import RepeatGuard
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import ToolSet, builtin_tools
 from tests.core.helpers import answer, react

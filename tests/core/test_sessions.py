@@ -1,4 +1,5 @@
-"""agent_core.sessions: carrying on with a stored session (memory, settings, resuming an interrupted run)."""
+"""agent_core.runtime.session_runs: carrying on with a stored session (memory, settings, resuming an interrupted
+run)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 from agent_core import AgentSettings, ConversationMemory
 from agent_core.events import RunFinished, ToolFinished
-from agent_core.sessions import (
+from agent_core.runtime.session_runs import (
     NothingToResume,
     agent_for_session,
     config_from_agent,

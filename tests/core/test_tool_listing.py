@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from agent_core.tools import calculator, date_calculator
-from agent_core.tools.base import Tool
 from agent_core.tools.listing import signature, type_of
+from agent_core.tools.tool import Tool
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "prompt_economy.py"
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from agent_core.untrusted import ZWSP, neutralize, plain
+from agent_core.guards.untrusted import ZWSP, neutralize, plain
 
 COMMONMARK = MarkdownIt("commonmark", {"html": True}).enable("table").enable("strikethrough")
 """A CommonMark renderer with raw HTML *on*: stricter than Streamlit, which drops raw HTML anyway."""

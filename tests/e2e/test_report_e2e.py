@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from agent_core.examples import open_example
-from agent_core.metrics import session_metrics
 from agent_core.store import SessionStore
 from agent_core.trace_export import to_html
+from agent_core.views.metrics import session_metrics
 from tests.e2e.conftest import shot
 from tests.report.hostile import hostile_events
 from tests.report.metrics_of import traces_figures

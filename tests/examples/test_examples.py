@@ -11,7 +11,7 @@ from agent_core.cli import main
 from agent_core.examples import EXAMPLE_KEY, EXAMPLES, example, example_name, open_example, split_examples
 from agent_core.examples.build import MODEL_NAME, build_example, normalised
 from agent_core.store import SessionStore, import_session
-from agent_core.transcript import Transcript
+from agent_core.views.transcript import Transcript
 
 
 @pytest.fixture

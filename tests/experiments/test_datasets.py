@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.agent import Agent
+from agent_core.engine.agent import Agent
 from agent_core.experiments import (
     DatasetFileError,
     DatasetItem,
@@ -22,8 +22,8 @@ from agent_core.experiments import (
     to_jsonl,
 )
 from agent_core.experiments.dataset_files import MAX_DATASET_BYTES
-from agent_core.experiments.example import example_file
-from agent_core.sessions import run_in_session
+from agent_core.experiments.example_experiments import example_file
+from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import Actor, SessionStore
 from agent_core.testing import ScriptedModel
 from tests.core.helpers import answer

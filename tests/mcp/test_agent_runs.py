@@ -5,11 +5,11 @@ from __future__ import annotations
 import threading
 
 from agent_core import Agent
-from agent_core.approvals import approval_key
+from agent_core.engine.approvals import approval_key
 from agent_core.events import ApprovalRequested, ToolFinished
-from agent_core.mcp import parse_config
 from agent_core.testing import Reply, ScriptedModel
 from agent_core.tools import builtin_tools
+from agent_core.tools.mcp import parse_config
 from tests.core.helpers import answer, react, simplify
 from tests.mcp.conftest import demo_entry, reference_server, require_sdk
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_core import mcp as mcp_package
-from agent_core.catalog import tool_catalog
-from agent_core.mcp import McpConfigError, find_config, load_config, load_mcp_tools, parse_config
+from agent_core.runtime.catalog import tool_catalog
+from agent_core.tools import mcp as mcp_package
+from agent_core.tools.mcp import McpConfigError, find_config, load_config, load_mcp_tools, parse_config
 
 
 def write(path: Path, data: object) -> Path:

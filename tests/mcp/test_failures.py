@@ -8,8 +8,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from agent_core.mcp import parse_config
 from agent_core.tools import ToolError
+from agent_core.tools.mcp import parse_config
 from tests.mcp.conftest import demo_entry, free_port, require_sdk
 
 require_sdk()

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from agent_core.mcp import parse_config
 from agent_core.tools import ToolError
+from agent_core.tools.mcp import parse_config
 from tests.mcp.conftest import require_sdk
 
 require_sdk()

@@ -7,9 +7,9 @@ import json
 import jsonschema
 
 from agent_core import Agent
-from agent_core.mcp import parse_config
-from agent_core.protocols.json_reply import reply_schema
+from agent_core.engine.protocols.json_reply import reply_schema
 from agent_core.testing import ScriptedModel
+from agent_core.tools.mcp import parse_config
 from tests.mcp.conftest import reference_server, require_sdk
 
 require_sdk()

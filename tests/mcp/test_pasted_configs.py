@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.mcp import McpConfigError, find_config, load_config, parse_config
+from agent_core.tools.mcp import McpConfigError, find_config, load_config, parse_config
 from tests.mcp.conftest import DEMO, require_sdk
 
 # Claude Code's project file, as `claude mcp add --scope project` writes it (type, ${VAR:-default} in args and env).

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.mcp import parse_config
 from agent_core.tools import ToolError
-from agent_core.tools.base import ToolArgumentsError
+from agent_core.tools.mcp import parse_config
+from agent_core.tools.tool import ToolArgumentsError
 from tests.mcp.conftest import reference_server, require_sdk
 
 require_sdk()

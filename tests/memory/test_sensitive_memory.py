@@ -12,16 +12,16 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from agent_core import Agent
-from agent_core.approval_policy import ASK_FIRST, app_defaults, asks_first
+from agent_core.engine.approval_policy import ASK_FIRST, app_defaults, asks_first
 from agent_core.events import ApprovalRequested
 from agent_core.longterm import MemoryStore
-from agent_core.longterm.guard import MemoryRefused, check_memory
-from agent_core.longterm.tools import make_memory_tools
+from agent_core.longterm.memory_guard import MemoryRefused, check_memory
+from agent_core.longterm.memory_tools import make_memory_tools
 from agent_core.testing import ScriptedModel
 from agent_core.tools import fetch_url
-from agent_core.tools.weather import get_weather
-from agent_core.tools.web_search import web_search
-from sparrow_ui.state import ModelConfig
+from agent_core.tools.network.weather import get_weather
+from agent_core.tools.network.web_search import web_search
+from sparrow_ui.shell.state import ModelConfig
 from tests.core.helpers import answer, react
 from tests.memory.test_cli_memory import server, sparrow, url  # noqa: F401 - fixtures
 

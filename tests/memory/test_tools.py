@@ -8,10 +8,9 @@ import pytest
 from sqlalchemy import text
 
 from agent_core import Agent
-from agent_core.catalog import tool_catalog
 from agent_core.events import ToolFinished
 from agent_core.longterm import MemoryStore
-from agent_core.longterm.tools import (
+from agent_core.longterm.memory_tools import (
     CAUTION,
     RECALL_HEADER,
     MemoryTool,
@@ -20,6 +19,7 @@ from agent_core.longterm.tools import (
     make_memory_tools,
     recall_output,
 )
+from agent_core.runtime.catalog import tool_catalog
 from agent_core.store import SessionStore
 from agent_core.testing import Reply, ScriptedModel
 from agent_core.tools import ToolError, builtin_tools

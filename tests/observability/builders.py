@@ -17,7 +17,7 @@ from agent_core.events import (
     ToolStarted,
     Usage,
 )
-from agent_core.pricing import Price, price_table
+from agent_core.models.pricing import Price, price_table
 
 T0 = 1_700_000_000.0
 """Unix time of the first event of every hand-built session."""

@@ -7,10 +7,10 @@ import random
 from pathlib import Path
 
 from agent_core.events import EVENT_TYPES, ApprovalDecided, ApprovalRequested, Event, RunResumed, ToolFinished
-from agent_core.metrics import run_metrics, runs_metrics, session_metrics, turn_metrics
-from agent_core.timeline import build_timeline, turn_timeline
 from agent_core.trace_export import build_spans, to_markdown
-from agent_core.transcript import _FOLDS, Transcript
+from agent_core.views.metrics import run_metrics, runs_metrics, session_metrics, turn_metrics
+from agent_core.views.timeline import build_timeline, turn_timeline
+from agent_core.views.transcript import _FOLDS, Transcript
 from tests.observability.builders import (
     PRICES,
     T0,
@@ -26,7 +26,11 @@ from tests.observability.builders import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-VIEWS = [ROOT / "agent_core/metrics.py", ROOT / "agent_core/timeline.py", *ROOT.glob("agent_core/trace_export/*.py")]
+VIEWS = [
+    ROOT / "agent_core/views/metrics.py",
+    ROOT / "agent_core/views/timeline.py",
+    *ROOT.glob("agent_core/trace_export/*.py"),
+]
 """The modules built on the transcript's fold."""
 
 

@@ -8,7 +8,10 @@ import pytest
 
 from agent_core import Agent
 from agent_core.events import RunFinished, Usage
-from agent_core.metrics import (
+from agent_core.models.pricing import DEFAULT_TABLE
+from agent_core.testing import Reply, ScriptedModel
+from agent_core.tools import builtin_tools
+from agent_core.views.metrics import (
     RunMetrics,
     SessionMetrics,
     StepMetrics,
@@ -19,9 +22,6 @@ from agent_core.metrics import (
     step_metrics,
     tool_summary,
 )
-from agent_core.pricing import DEFAULT_TABLE
-from agent_core.testing import Reply, ScriptedModel
-from agent_core.tools import builtin_tools
 from tests.observability.builders import (
     MODEL,
     PRICES,

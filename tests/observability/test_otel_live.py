@@ -21,12 +21,12 @@ pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
 
 from agent_core import Agent
 from agent_core.events import Event, RunFinished, ToolFinished
-from agent_core.sessions import config_from_agent, resume_run
+from agent_core.runtime.session_runs import config_from_agent, resume_run
 from agent_core.store import SessionStore, record_events
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import Tool, calculator, tool
 from agent_core.trace_export import SpanData, build_spans, send_otlp
-from agent_core.trace_export.live import RunSpans, close_all, live_export, sender_for
+from agent_core.trace_export.live_export import RunSpans, close_all, live_export, sender_for
 from agent_core.trace_export.otlp_env import OtlpConfigError, export_target, parse_headers
 from tests.core.test_cli import DATE_ANSWER, DATE_STEP, SEED
 from tests.observability.builders import (
@@ -47,7 +47,7 @@ from tests.store.helpers import arithmetic_agent
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "How many spans will this run send?"
-LOGGER = "agent_core.trace_export.live"
+LOGGER = "agent_core.trace_export.live_export"
 AUTH = "Basic c3BhcnJvdzpzZWNyZXQ="  # base64("sparrow:secret"), as Langfuse wants it
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_core.events import Usage
-from agent_core.pricing import (
+from agent_core.models.pricing import (
     DEFAULT_TABLE,
     Price,
     PricingError,

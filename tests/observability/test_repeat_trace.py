@@ -6,7 +6,7 @@ import io
 import json
 
 from agent_core import Agent
-from agent_core.console import TracePrinter
+from agent_core.cli.trace_printer import TracePrinter
 from agent_core.events import Event
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.tools import builtin_tools

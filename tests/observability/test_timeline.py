@@ -7,8 +7,8 @@ import time
 import pytest
 
 from agent_core.events import Event
-from agent_core.metrics import run_metrics
-from agent_core.timeline import Timeline, TimelineRow, TokenRow, build_timeline, records, timed_calls
+from agent_core.views.metrics import run_metrics
+from agent_core.views.timeline import Timeline, TimelineRow, TokenRow, build_timeline, records, timed_calls
 from tests.observability.builders import (
     MODEL,
     T0,

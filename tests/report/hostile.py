@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agent_core.agent import Agent
+from agent_core.engine.agent import Agent
 from agent_core.events import Event
 from agent_core.testing import ScriptedModel
 from agent_core.tools import Tool, calculator, tool

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent_core.formatting import format_cost, format_duration, format_token_flow
-from agent_core.metrics import RunMetrics
+from agent_core.views.formatting import format_cost, format_duration, format_token_flow
+from agent_core.views.metrics import RunMetrics
 
 
 def traces_figures(m: RunMetrics) -> dict[str, str]:

@@ -31,8 +31,8 @@ from agent_core.events import (
     ToolStarted,
     Usage,
 )
-from agent_core.models.base import Message, ModelRequest
-from agent_core.sessions import run_in_session
+from agent_core.models.chat_model import Message, ModelRequest
+from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.store.schema import _config
 from agent_core.testing import FunctionModel

@@ -13,11 +13,11 @@ import pytest
 from agent_core import Agent
 from agent_core.cli import main
 from agent_core.events import Event, ModelDelta
-from agent_core.sessions import run_in_session
+from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore, database
 from agent_core.store.outage import DatabaseUnavailable
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
-from agent_core.testing.postgres import Cluster, find_bin_dir
+from agent_core.testing.pg_cluster import Cluster, find_bin_dir
 from agent_core.tools import tool
 from tests.core.helpers import answer, react
 from tests.core.test_cli import sparrow

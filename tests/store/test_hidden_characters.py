@@ -12,12 +12,12 @@ from sqlalchemy import text
 
 from agent_core import Agent
 from agent_core.cli import main
-from agent_core.sessions import run_in_session
+from agent_core.guards.visible_text import is_hidden, visible
+from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.store.storable import NotStorable
 from agent_core.store.titles import clean_title, title_from_question
 from agent_core.testing import ScriptedModel
-from agent_core.visible_text import is_hidden, visible
 
 HIDDEN = st.sampled_from(
     ["\u202e", "\u202d", "\u2066", "\u2067", "\u2068", "\u2069", "\u200b", "\u200e", "\u200f", "\ufeff", "\x00",

@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_core.cli import main
-from agent_core.metrics import session_metrics
 from agent_core.store import SessionStore
-from agent_core.store.snapshot_file import SessionFileError, export_session, import_session
+from agent_core.store.session_file import SessionFileError, export_session, import_session
 from agent_core.trace_export import export_trace
-from agent_core.transcript import Transcript
+from agent_core.views.metrics import session_metrics
+from agent_core.views.transcript import Transcript
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "agent_core" / "examples" / "sessions"
 DOCUMENTS = {path.name: json.loads(path.read_text(encoding="utf-8")) for path in sorted(EXAMPLES.glob("*.json"))}

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from agent_core.events import Event, ModelDelta, RunFinished, StepStarted
-from agent_core.sessions import config_from_agent
+from agent_core.runtime.session_runs import config_from_agent
 from agent_core.store import SessionNotFound, SessionStore, record_events
 from tests.store.helpers import arithmetic_agent, every_event_type, persisted
 

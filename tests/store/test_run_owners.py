@@ -18,12 +18,12 @@ from sqlalchemy import update
 from agent_core import Agent
 from agent_core.cli import main
 from agent_core.events import Event, RunFinished, RunStarted, StepStarted
-from agent_core.live import FollowedRun
-from agent_core.models.base import Message, ModelRequest
-from agent_core.sessions import NothingToResume, resume_run, run_in_session
+from agent_core.models.chat_model import Message, ModelRequest
+from agent_core.runtime.live_runs import FollowedRun
+from agent_core.runtime.session_runs import NothingToResume, resume_run, run_in_session
 from agent_core.store import SessionStore
-from agent_core.store.models import RunOwnerRow
 from agent_core.store.run_owners import RunOwner, RunOwners, SessionBusy, replica_id, this_process
+from agent_core.store.tables import RunOwnerRow
 from agent_core.testing import FunctionModel, Reply
 from tests.core.helpers import answer
 from tests.store.helpers import arithmetic_agent, run

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_core.safe_write import OutputRefused, write_output
+from agent_core.guards.safe_write import OutputRefused, write_output
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,13 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_core import Agent
-from agent_core.limits import Deadline
+from agent_core.guards.limits import Deadline
 from agent_core.testing import ScriptedModel
 from agent_core.tools import Tool, calculator, tool
-from agent_core.tools.base import ToolDefinitionError, ToolError, ToolSet
-from agent_core.tools.calculator import MAX_DIGITS, evaluate
-from agent_core.tools.clock import resolve_zone
+from agent_core.tools.builtin.calculator import MAX_DIGITS, evaluate
+from agent_core.tools.builtin.clock import resolve_zone
 from agent_core.tools.runner import CallRequest, ToolRunner
+from agent_core.tools.tool import ToolDefinitionError, ToolError, ToolSet
 
 WORST: dict[str, float] = {"seconds": 0.0}
 """Slowest hostile evaluation seen in this module (printed at the end, for the report)."""

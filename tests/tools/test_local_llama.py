@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.local_llama import (
+from agent_core.models import ModelError
+from agent_core.models.local_llama import (
     MODEL_FILE,
     MODEL_NAME,
     LocalLlamaError,
@@ -24,7 +25,6 @@ from agent_core.local_llama import (
     start_server,
     stop_shared,
 )
-from agent_core.models import ModelError
 
 
 def test_the_server_is_looked_for_in_the_environment_then_path_then_the_cache(

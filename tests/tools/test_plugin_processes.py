@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_core.catalog import tool_catalog
+from agent_core.runtime.catalog import tool_catalog
 from agent_core.tools import ToolSet
 from agent_core.tools.isolated import IsolatedTool
 from agent_core.tools.plugin_worker import POOL

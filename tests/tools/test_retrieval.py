@@ -8,11 +8,11 @@ from typing import Literal
 import pytest
 
 from agent_core.tools import builtin_tools
-from agent_core.tools.base import Tool, tool
-from agent_core.tools.fetch import fetch_url
+from agent_core.tools.network.fetch import fetch_url
+from agent_core.tools.network.weather import get_weather
+from agent_core.tools.network.web_search import web_search
 from agent_core.tools.retrieval import ToolIndex, select_tools, tokenize
-from agent_core.tools.weather import get_weather
-from agent_core.tools.web_search import web_search
+from agent_core.tools.tool import Tool, tool
 
 
 def make_tool(name: str, description: str) -> Tool:

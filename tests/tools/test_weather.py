@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from agent_core.tools.base import ToolError
-from agent_core.tools.weather import OpenMeteo, get_weather, make_get_weather
+from agent_core.tools.network.weather import OpenMeteo, get_weather, make_get_weather
+from agent_core.tools.tool import ToolError
 from tests.tools.conftest import FakeWeb, Reply, Seen
 
 BERLIN = {

@@ -6,9 +6,7 @@ import time
 
 import pytest
 
-from agent_core.tools.base import ToolError, ToolSet
-from agent_core.tools.runner import CallRequest, ToolRunner
-from agent_core.tools.search_providers import (
+from agent_core.tools.network.search_providers import (
     BraveProvider,
     DuckDuckGoProvider,
     SearchError,
@@ -18,7 +16,9 @@ from agent_core.tools.search_providers import (
     provider_from_env,
     result_url,
 )
-from agent_core.tools.web_search import format_results, make_web_search, shorten, web_search
+from agent_core.tools.network.web_search import format_results, make_web_search, shorten, web_search
+from agent_core.tools.runner import CallRequest, ToolRunner
+from agent_core.tools.tool import ToolError, ToolSet
 from tests.tools.conftest import FakeWeb, Reply
 
 DDG_PAGE = """<!DOCTYPE html><html><body><div id="links" class="results">

@@ -7,7 +7,7 @@ The caller hands over a connection already inside a transaction that holds the m
 from alembic import context
 from sqlmodel import SQLModel
 
-import agent_core.store.models  # noqa: F401  (registers the tables on SQLModel.metadata for autogenerate)
+import agent_core.store.tables  # noqa: F401  (registers the tables on SQLModel.metadata for autogenerate)
 
 VERSION_TABLE = "sparrow_alembic_version"
 

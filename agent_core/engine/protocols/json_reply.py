@@ -1,0 +1,179 @@
+"""The ``json`` protocol's reply: its JSON Schema, built from the offered tools' own schemas, and its reader.
+
+A reply is one object, either ``{"thought": ..., "action": {"tool": NAME, "arguments": {...}}}`` or
+``{"thought": ..., "final_answer": ...}``. The schema is an ``anyOf`` with one branch per tool (its name as
+an ``enum`` of one, its arguments as the tool's parameter schema) and one for the answer; every object is
+closed (``additionalProperties: false``), so a reply with both an action and an answer, an unknown tool or
+arguments that break the tool's schema matches no branch. The reader never raises: anything unusable
+becomes a format problem in one sentence (in ``json_object`` mode nothing enforces the schema).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_core.guards import json_limits
+from agent_core.tools.tool import Tool
+
+SCHEMA_NAME = "sparrow_step"
+"""``json_schema.name`` of the response format."""
+_REF_PREFIXES = ("#/$defs/", "#/definitions/")
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```\s*$", re.DOTALL)
+_DECODER = json.JSONDecoder()
+
+
+def reply_schema(tools: Sequence[Tool]) -> dict[str, Any]:
+    """The JSON Schema every reply must match, for these tools."""
+    definitions: dict[str, Any] = {}
+    branches = [_action_branch(i, t, definitions) for i, t in enumerate(tools)] + [_answer_branch()]
+    schema: dict[str, Any] = {"type": "object", "anyOf": branches}
+    if definitions:
+        schema["$defs"] = definitions
+    return schema
+
+
+def response_format(tools: Sequence[Tool]) -> dict[str, Any]:
+    """The ``response_format`` request field that makes a server enforce :func:`reply_schema`."""
+    return {"type": "json_schema", "json_schema": {"name": SCHEMA_NAME, "schema": reply_schema(tools), "strict": True}}
+
+
+def _thought() -> dict[str, Any]:
+    return {"type": "string", "description": "Your reasoning about what to do next."}
+
+
+def _action_branch(index: int, t: Tool, definitions: dict[str, Any]) -> dict[str, Any]:
+    arguments = _hoisted(t, definitions, f"#/anyOf/{index}/properties/action/properties/arguments")
+    action = {
+        "type": "object",
+        "properties": {"tool": {"type": "string", "enum": [t.name]}, "arguments": arguments},
+        "required": ["tool", "arguments"],
+        "additionalProperties": False,
+    }
+    return _closed({"thought": _thought(), "action": action})
+
+
+def _answer_branch() -> dict[str, Any]:
+    answer = {"type": "string", "minLength": 1, "description": "The answer for the user."}
+    return _closed({"thought": _thought(), "final_answer": answer})
+
+
+def _closed(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def _hoisted(t: Tool, definitions: dict[str, Any], at: str) -> dict[str, Any]:
+    """The tool's parameter schema placed at ``at``: its definitions moved to the root's ``$defs`` (names
+    prefixed by the tool's), references into itself re-pointed, ``$schema`` / ``$id`` dropped (MCP servers
+    send draft-07 schemas that carry them)."""
+    schema = copy.deepcopy(t.parameters)
+    for key in ("$schema", "$id"):
+        schema.pop(key, None)
+    local = {**schema.pop("definitions", {}), **schema.pop("$defs", {})}
+    for name, definition in local.items():
+        definitions[f"{t.name}__{name}"] = _moved(definition, t.name, at)
+    return _moved(schema, t.name, at)
+
+
+def _moved(node: Any, tool_name: str, at: str) -> Any:
+    if isinstance(node, dict):
+        moved = {k: _moved(v, tool_name, at) for k, v in node.items()}
+        if isinstance(node.get("$ref"), str):
+            moved["$ref"] = _moved_ref(node["$ref"], tool_name, at)
+        return moved
+    if isinstance(node, list):
+        return [_moved(item, tool_name, at) for item in node]
+    return node
+
+
+def _moved_ref(ref: str, tool_name: str, at: str) -> str:
+    """A reference of the tool's own schema, valid again once the schema sits at ``at`` inside the reply's."""
+    for prefix in _REF_PREFIXES:
+        if ref.startswith(prefix):
+            name, _, rest = ref[len(prefix) :].partition("/")
+            return f"#/$defs/{tool_name}__{name}" + (f"/{rest}" if rest else "")
+    if ref == "#" or ref.startswith("#/"):
+        return at + ref[1:]
+    return ref  # a reference to another document is left as it is
+
+
+@dataclass(frozen=True)
+class JsonReply:
+    """What a reply says (or why it cannot be used)."""
+
+    thought: str = ""
+    tool: str | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)
+    final_answer: str | None = None
+    problem: str | None = None
+
+
+def read_reply(text: str) -> JsonReply:
+    """Read one reply; tolerates a markdown fence or text around the object, never raises."""
+    value = _decode(text)
+    if not isinstance(value, dict):
+        return JsonReply(problem="the reply is not a JSON object" if text.strip() else "the reply is empty")
+    thought = value.get("thought")
+    if not isinstance(thought, str):
+        return JsonReply(problem='the reply has no "thought" string')
+    has_action, has_answer = "action" in value, "final_answer" in value
+    if has_action and has_answer:
+        return JsonReply(thought, problem='the reply has both an "action" and a "final_answer"; give exactly one')
+    if has_answer:
+        answer = value["final_answer"]
+        if not isinstance(answer, str) or not answer.strip():
+            return JsonReply(thought, problem='"final_answer" must be a non-empty string')
+        return JsonReply(thought, final_answer=answer.strip())
+    if has_action:
+        return _action(thought, value["action"])
+    return JsonReply(thought, problem='the reply has neither an "action" nor a "final_answer"')
+
+
+def _action(thought: str, action: Any) -> JsonReply:
+    if not isinstance(action, dict) or not isinstance(action.get("tool"), str) or not action["tool"].strip():
+        return JsonReply(thought, problem='"action" must be an object with a "tool" name and "arguments"')
+    arguments = action.get("arguments", {})
+    if not isinstance(arguments, dict):
+        return JsonReply(thought, problem=f'"arguments" for {action["tool"]} must be a JSON object')
+    return JsonReply(thought, tool=action["tool"].strip(), arguments=arguments)
+
+
+def _decode(text: str) -> Any:
+    stripped = text.strip() if isinstance(text, str) else ""
+    fence = _FENCE.match(stripped)
+    if fence:
+        stripped = fence.group(1).strip()
+    try:
+        return json_limits.loads(stripped)
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    start = stripped.find("{")
+    if start < 0:
+        return None
+    try:
+        return json_limits.raw_decode(stripped[start:])[0]
+    except (json.JSONDecodeError, RecursionError):
+        return None
+
+
+def partial_answer(streamed: str) -> str:
+    """The part of a ``final_answer`` a streaming reply has written so far ("" before it starts)."""
+    match = re.search(r'"final_answer"\s*:\s*"', streamed)
+    if not match:
+        return ""
+    rest, out, escaped = streamed[match.end() :], [], False
+    for ch in rest:
+        if escaped:
+            out.append({"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/"}.get(ch, ch))
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == '"':
+            break
+        else:
+            out.append(ch)
+    return "".join(out)

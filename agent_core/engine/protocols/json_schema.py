@@ -1,0 +1,85 @@
+"""Schema-constrained ReAct (protocol ``json``): every reply is a JSON object the server is asked to enforce.
+
+For small local models that drift from the text format. The request carries ``response_format`` with the
+JSON Schema of :func:`~agent_core.engine.protocols.json_reply.reply_schema` (OpenAI, vLLM, llama.cpp server and
+Ollama enforce it); the model layer falls back to ``json_object`` where only that is supported, and every
+reply is read and checked here either way. Same loop, events and trace as the other protocols.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from agent_core.engine.protocols.json_reply import read_reply, response_format
+from agent_core.engine.protocols.prompted import PromptedProtocol, one_call
+from agent_core.engine.protocols.protocol import Decision
+from agent_core.models.chat_model import Completion, Message
+from agent_core.tools.tool import Tool, ToolSet
+
+_FORMAT = """Reply with exactly one JSON object and nothing else, in one of these two shapes.
+
+To use a tool:
+{"thought": "<your reasoning about what to do next>",
+ "action": {"tool": "<one tool name from the list>", "arguments": {<the tool's arguments>}}}
+
+When you can answer:
+{"thought": "<your reasoning>", "final_answer": "<the answer for the user>"}"""
+
+_RULES = """Rules:
+1. One step per reply: a thought with one action, or a thought with the final answer; never both.
+2. "tool" must be one of the tool names listed above and "arguments" must match its parameters.
+3. The system runs the tool and sends you its result as an Observation; never write one yourself.
+4. For calculations, dates, current time or facts you are unsure of, use a tool instead of guessing.
+5. Answer in the language of the question."""
+
+_EXAMPLE = """Example:
+Question: What is 17% of 2,340?
+{"thought": "I need 0.17 * 2340, so I use the calculator.",
+ "action": {"tool": "calculator", "arguments": {"expression": "0.17 * 2340"}}}
+Observation: 397.8
+{"thought": "I have the result.", "final_answer": "17% of 2,340 is 397.8."}"""
+
+
+class JsonSchemaProtocol(PromptedProtocol):
+    """ReAct steps as JSON objects, constrained by a JSON Schema built from the offered tools."""
+
+    name = "json"
+    reply_format = _FORMAT
+    rules = _RULES
+    example = _EXAMPLE
+    answer_now = 'Reply now with {"thought": "...", "final_answer": "..."}.'
+    narrowing = "the reply schema allows only a final answer"
+
+    def describe(self, tool: Tool) -> str:
+        """Name, description and the whole JSON Schema of the arguments."""
+        params = json.dumps(tool.parameters, ensure_ascii=False)
+        return f"- {tool.name}: {tool.description}\n  Arguments (JSON schema): {params}"
+
+    def request_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
+        """The reply's JSON Schema as the request's ``response_format``."""
+        return {"response_format": response_format(tools)}
+
+    def narrowed_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
+        """A ``response_format`` whose schema has the final-answer branch only: the server allows nothing else."""
+        return {"response_format": response_format(())}
+
+    def interpret(self, completion: Completion, tools: ToolSet) -> Decision:
+        """One action, a final answer, or a format problem; the whole reply stays in the context."""
+        reply = read_reply(completion.text)
+        assistant = self.assistant_message(completion.text, ())
+        if reply.problem is not None:
+            return Decision(thought=reply.thought, format_error=reply.problem, assistant=assistant)
+        if reply.final_answer is not None:
+            return Decision(thought=reply.thought, final_answer=reply.final_answer, assistant=assistant)
+        assert reply.tool is not None
+        return one_call(reply.thought, reply.tool, reply.arguments, assistant)
+
+    def assistant_message(self, text: str, tool_calls: Sequence[dict[str, Any]]) -> Message:
+        """The model's JSON reply as it wrote it."""
+        return {"role": "assistant", "content": text.strip()}
+
+    def history_answer(self, answer: str) -> str:
+        """Earlier answers in the same JSON shape, so the model keeps to it."""
+        return json.dumps({"thought": "I can answer.", "final_answer": answer}, ensure_ascii=False)

@@ -1,0 +1,205 @@
+"""Experiments in the store: made, listed, looked up (owned like sessions), and their result rows written.
+
+Every call acts for ``store.actor``; a user sees only their own experiments, an admin all of them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, update
+from sqlmodel import Session, col, select
+
+from agent_core.experiments.datasets import get_dataset, visible
+from agent_core.experiments.experiment_tables import ExperimentRow, ResultRow
+from agent_core.experiments.run_configs import RunConfig
+from agent_core.experiments.scores import Score
+from agent_core.store import SessionStore
+from agent_core.store.database import writer
+from agent_core.store.transactions import new_id
+
+FINAL_STATES = ("done", "error")
+"""Result states a resumed experiment does not run again (``running`` and ``cancelled`` ones it does)."""
+
+
+class ExperimentNotFound(LookupError):
+    """No experiment of this id (or not the actor's: worded the same)."""
+
+
+@dataclass(frozen=True)
+class ExperimentInfo:
+    """An experiment: its dataset, exact configurations, repeats and status."""
+
+    id: str
+    name: str
+    dataset_id: str
+    configs: tuple[RunConfig, ...]
+    repeats: int
+    concurrency: int
+    baseline_id: str | None
+    status: str
+    owner: str | None
+    created_at: float
+    finished_at: float | None
+    queue: str | None = None
+
+    @classmethod
+    def of(cls, row: ExperimentRow) -> ExperimentInfo:
+        """The info of a stored row."""
+        configs = tuple(RunConfig.model_validate(c) for c in row.configs)
+        return cls(
+            row.id,
+            row.name,
+            row.dataset_id,
+            configs,
+            row.repeats,
+            row.concurrency,
+            row.baseline_id,
+            row.status,
+            row.owner,
+            row.created_at,
+            row.finished_at,
+            row.queue,
+        )
+
+
+def create_experiment(
+    store: SessionStore,
+    dataset: str,
+    configs: Sequence[RunConfig],
+    *,
+    name: str | None = None,
+    repeats: int = 1,
+    concurrency: int = 4,
+    baseline: str | None = None,
+    queue: str | None = None,
+) -> ExperimentInfo:
+    """A new experiment of the actor's on dataset ``dataset`` (id or name); nothing runs yet."""
+    store.actor.check_writable()
+    info = get_dataset(store, dataset)
+    if not configs:
+        raise ValueError("an experiment needs at least one configuration")
+    if baseline is not None:
+        get_experiment(store, baseline)
+    number = len(list_experiments(store, dataset_id=info.id)) + 1
+    row = ExperimentRow(
+        id=new_id("exp"),
+        name=(name or f"{info.name} v{info.version} #{number}")[:200],
+        dataset_id=info.id,
+        configs=[c.model_dump(mode="json") for c in configs],
+        repeats=max(1, repeats),
+        concurrency=max(1, concurrency),
+        baseline_id=baseline,
+        owner=store.actor.owner,
+        created_at=time.time(),
+        queue=queue,
+    )
+    with Session(writer(store.engine), expire_on_commit=False) as db:
+        db.add(row)
+        db.commit()
+        return ExperimentInfo.of(row)
+
+
+def get_experiment(store: SessionStore, experiment_id: str) -> ExperimentInfo:
+    """One experiment; raises ExperimentNotFound."""
+    with Session(store.engine) as db:
+        row = db.get(ExperimentRow, experiment_id)
+        if row is None or not visible(store.actor, row.owner):
+            raise ExperimentNotFound(f"no experiment {experiment_id!r}")
+        return ExperimentInfo.of(row)
+
+
+def list_experiments(store: SessionStore, *, dataset_id: str | None = None) -> list[ExperimentInfo]:
+    """The actor's experiments, newest first (``dataset_id``: only those on that dataset version)."""
+    if store.actor.read_only:
+        return []
+    query = select(ExperimentRow).order_by(col(ExperimentRow.created_at).desc())
+    if not store.actor.is_admin:
+        query = query.where(ExperimentRow.owner == store.actor.subject)
+    if dataset_id is not None:
+        query = query.where(ExperimentRow.dataset_id == dataset_id)
+    with Session(store.engine) as db:
+        return [ExperimentInfo.of(row) for row in db.exec(query)]
+
+
+def set_status(store: SessionStore, experiment_id: str, status: str) -> None:
+    """Record the experiment's status (``finished``, ``cancelled``... also stamps the end time)."""
+    ended = time.time() if status in ("finished", "cancelled", "error") else None
+    with Session(writer(store.engine)) as db:
+        db.exec(
+            update(ExperimentRow).where(col(ExperimentRow.id) == experiment_id).values(status=status, finished_at=ended)
+        )
+        db.commit()
+
+
+def delete_experiment(store: SessionStore, experiment_id: str) -> None:
+    """Delete an experiment and its scores (the sessions its items ran in stay, as ordinary sessions)."""
+    get_experiment(store, experiment_id)
+    store.actor.check_writable()
+    with Session(writer(store.engine)) as db:
+        db.exec(delete(ExperimentRow).where(col(ExperimentRow.id) == experiment_id))
+        db.commit()
+
+
+def finished_units(store: SessionStore, experiment_id: str) -> set[tuple[int, int, int]]:
+    """(position, config, repeat) of the results already final: a resumed experiment skips them."""
+    query = select(ResultRow.position, ResultRow.config_index, ResultRow.repeat).where(
+        ResultRow.experiment_id == experiment_id, col(ResultRow.state).in_(FINAL_STATES)
+    )
+    with Session(store.engine) as db:
+        return {(p, c, r) for p, c, r in db.exec(query)}
+
+
+def start_unit(store: SessionStore, key: tuple[str, int, int, int], session_id: str, worker: str) -> None:
+    """Record that a unit runs now in ``session_id`` (replacing a stale row from an earlier attempt)."""
+    experiment_id, position, config_index, repeat = key
+    with Session(writer(store.engine)) as db:
+        db.exec(delete(ResultRow).where(*_is(key)))
+        db.add(
+            ResultRow(
+                experiment_id=experiment_id,
+                position=position,
+                config_index=config_index,
+                repeat=repeat,
+                session_id=session_id,
+                worker=worker,
+                started_at=time.time(),
+            )
+        )
+        db.commit()
+
+
+def finish_unit(store: SessionStore, key: tuple[str, int, int, int], values: dict[str, Any]) -> None:
+    """Write a unit's outcome (state, run, scores, failure, cost)."""
+    with Session(writer(store.engine)) as db:
+        db.exec(update(ResultRow).where(*_is(key)).values(finished_at=time.time(), **values))
+        db.commit()
+
+
+def outcome(
+    run_id: str | None, state: str, scores: Sequence[Score], failure: str | None, cost: float | None
+) -> dict[str, Any]:
+    """The values ``finish_unit`` writes for a scored (or failed) unit."""
+    values = [s.value for s in scores]
+    return {
+        "run_id": run_id,
+        "state": state,
+        "passed": bool(scores) and all(s.passed for s in scores) if state == "done" else False,
+        "score": sum(values) / len(values) if values else 0.0,
+        "scores": [s.model_dump() for s in scores],
+        "failure": failure,
+        "cost": cost,
+    }
+
+
+def _is(key: tuple[str, int, int, int]) -> tuple[Any, ...]:
+    experiment_id, position, config_index, repeat = key
+    return (
+        ResultRow.experiment_id == experiment_id,
+        ResultRow.position == position,
+        ResultRow.config_index == config_index,
+        ResultRow.repeat == repeat,
+    )

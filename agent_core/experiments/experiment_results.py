@@ -1,0 +1,251 @@
+"""An experiment's results, read with SQL: one row per unit (its scores joined with its run's ``run_finished``),
+and per configuration the pass rate with its 95% Wilson interval, mean score, cost, latency, tokens, failures.
+
+Steps, tokens and latency come from the ``run_finished`` event of each unit's run, extracted by the database
+(``json_extract`` on SQLite, ``jsonb`` paths on PostgreSQL): nothing walks the event log in Python.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Float, and_, case, cast, func
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.sql.elements import ColumnElement
+from sqlmodel import Session, col, select
+
+from agent_core.experiments.experiment_records import ExperimentInfo, get_experiment
+from agent_core.experiments.experiment_tables import DatasetItemRow, ResultRow
+from agent_core.store import SessionStore
+from agent_core.store.tables import EventRow
+
+Z95 = 1.959964
+"""The normal quantile of a two-sided 95% interval."""
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """One cell of the matrix: an item under one configuration (one repeat)."""
+
+    position: int
+    item_id: str
+    question: str
+    config_index: int
+    repeat: int
+    state: str
+    passed: bool | None
+    score: float | None
+    failure: str | None
+    cost: float | None
+    session_id: str | None
+    run_id: str | None
+    steps: int | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_ms: float | None
+    scores: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def ref(self) -> str | None:
+        """``SESSION:RUN`` of its run (the Compare page's scheme), None before it ran."""
+        return f"{self.session_id}:{self.run_id}" if self.session_id and self.run_id else None
+
+    @property
+    def tokens(self) -> int | None:
+        """Prompt plus completion tokens."""
+        if self.prompt_tokens is None and self.completion_tokens is None:
+            return None
+        return (self.prompt_tokens or 0) + (self.completion_tokens or 0)
+
+
+@dataclass(frozen=True)
+class ConfigSummary:
+    """How one configuration did over every item and repeat."""
+
+    index: int
+    label: str
+    units: int
+    passed: int
+    errors: int
+    mean_score: float | None
+    cost: float | None
+    """Total dollars (None when no unit could be priced)."""
+    tokens: int
+    mean_steps: float | None
+    p50_ms: float | None
+    p95_ms: float | None
+    failures: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed ÷ scored units."""
+        return self.passed / self.units if self.units else None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """The 95% Wilson interval of the pass rate."""
+        return wilson(self.passed, self.units)
+
+    @property
+    def cost_per_item(self) -> float | None:
+        """Mean dollars per unit."""
+        return None if self.cost is None or not self.units else self.cost / self.units
+
+
+def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float] | None:
+    """The Wilson score interval of a proportion (None for no trials)."""
+    if trials <= 0:
+        return None
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The ``q`` quantile (0..1) by linear interpolation; None for no values."""
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    k = (len(ordered) - 1) * q
+    low, high = math.floor(k), math.ceil(k)
+    return ordered[low] + (ordered[high] - ordered[low]) * (k - low)
+
+
+def _json(dialect: str, column: Any, *path: str) -> ColumnElement[Any]:
+    if dialect == "postgresql":
+        return cast(cast(column, JSONB)[path].astext, Float)
+    return func.json_extract(column, "$." + ".".join(path))
+
+
+RESULT_COLUMNS = (
+    ResultRow.position,
+    ResultRow.config_index,
+    ResultRow.repeat,
+    ResultRow.state,
+    ResultRow.passed,
+    ResultRow.score,
+    ResultRow.failure,
+    ResultRow.cost,
+    ResultRow.session_id,
+    ResultRow.run_id,
+)
+
+
+def unit_results(store: SessionStore, experiment_id: str) -> list[UnitResult]:
+    """Every unit of an experiment with its run's figures, item by item (one query, plain columns)."""
+    info = get_experiment(store, experiment_id)
+    with Session(store.engine) as db:
+        dialect = db.get_bind().dialect.name
+        payload = EventRow.payload
+        finished = and_(
+            EventRow.session_id == ResultRow.session_id,
+            EventRow.run_id == ResultRow.run_id,
+            EventRow.type == "run_finished",
+        )
+        item = and_(DatasetItemRow.dataset_id == info.dataset_id, DatasetItemRow.position == ResultRow.position)
+        query = (
+            select(
+                *RESULT_COLUMNS,
+                DatasetItemRow.key,
+                _text(dialect, DatasetItemRow.data, "question"),
+                _json(dialect, payload, "steps"),
+                _json(dialect, payload, "usage", "prompt_tokens"),
+                _json(dialect, payload, "usage", "completion_tokens"),
+                _json(dialect, payload, "duration_ms"),
+                ResultRow.scores,
+            )
+            .join(DatasetItemRow, item)
+            .outerjoin(EventRow, finished)
+            .where(ResultRow.experiment_id == experiment_id)
+            .order_by(col(ResultRow.position), col(ResultRow.config_index), col(ResultRow.repeat))
+        )
+        return [_unit(row) for row in db.exec(query)]
+
+
+def _text(dialect: str, column: Any, key: str) -> ColumnElement[Any]:
+    if dialect == "postgresql":
+        return cast(column, JSONB)[key].astext
+    return func.json_extract(column, f"$.{key}")
+
+
+def _unit(row: Any) -> UnitResult:
+    def whole(value: Any) -> int | None:
+        return None if value is None else int(float(value))
+
+    position, config_index, repeat, state, passed, score, failure, cost, session_id, run_id = row[:10]
+    key, question, steps, prompt, completion, ms, scores = row[10:]
+    return UnitResult(
+        position,
+        key,
+        str(question or ""),
+        config_index,
+        repeat,
+        state,
+        passed,
+        score,
+        failure,
+        cost,
+        session_id,
+        run_id,
+        whole(steps),
+        whole(prompt),
+        whole(completion),
+        None if ms is None else float(ms),
+        tuple(scores or ()),
+    )
+
+
+def config_summaries(store: SessionStore, info: ExperimentInfo, units: Sequence[UnitResult]) -> list[ConfigSummary]:
+    """Per configuration: counts, mean score and cost by SQL ``GROUP BY``; latency percentiles from ``units``."""
+    final = col(ResultRow.state).in_(("done", "error"))
+    query = (
+        select(
+            ResultRow.config_index,
+            func.count(),
+            func.sum(case((col(ResultRow.passed), 1), else_=0)),
+            func.sum(case((ResultRow.state == "error", 1), else_=0)),
+            func.avg(ResultRow.score),
+            func.sum(ResultRow.cost),
+        )
+        .where(ResultRow.experiment_id == info.id, final)
+        .group_by(ResultRow.config_index)
+    )
+    failures = (
+        select(ResultRow.config_index, ResultRow.failure, func.count())
+        .where(ResultRow.experiment_id == info.id, final, col(ResultRow.failure).is_not(None))
+        .group_by(ResultRow.config_index, ResultRow.failure)
+    )
+    with Session(store.engine) as db:
+        counts = {int(r[0]): r for r in db.exec(query)}
+        broken: dict[int, dict[str, int]] = {}
+        for index, failure, count in db.exec(failures):
+            broken.setdefault(int(index), {})[str(failure)] = int(count)
+    return [_summary(i, c.label, counts.get(i), broken.get(i, {}), units) for i, c in enumerate(info.configs)]
+
+
+def _summary(
+    index: int, label: str, counts: Any, failures: dict[str, int], units: Sequence[UnitResult]
+) -> ConfigSummary:
+    mine = [u for u in units if u.config_index == index and u.state in ("done", "error")]
+    latencies = [u.latency_ms for u in mine if u.latency_ms is not None]
+    steps = [u.steps for u in mine if u.steps is not None]
+    _, total, passed, errors, mean_score, cost = counts if counts is not None else (index, 0, 0, 0, None, None)
+    return ConfigSummary(
+        index=index,
+        label=label,
+        units=int(total or 0),
+        passed=int(passed or 0),
+        errors=int(errors or 0),
+        mean_score=None if mean_score is None else float(mean_score),
+        cost=None if cost is None else float(cost),
+        tokens=sum(u.tokens or 0 for u in mine),
+        mean_steps=sum(steps) / len(steps) if steps else None,
+        p50_ms=percentile(latencies, 0.5),
+        p95_ms=percentile(latencies, 0.95),
+        failures=dict(sorted(failures.items(), key=lambda kv: -kv[1])),
+    )

@@ -1,0 +1,209 @@
+"""Running an experiment: every (item, configuration, repeat) an ordinary recorded run in a session of its own.
+
+Units run on a bounded pool of threads. A unit that already has a final result is skipped, so running an
+experiment again after a crash or a Stop resumes it. A run that ends rate-limited (HTTP 429, after the
+client's own retries) is not a failure: the pace slows down (every unit waits out a growing backoff) and
+the unit runs again. Stop (``cancel``) lets running items end as ``cancelled`` and starts no new one.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from agent_core.engine.context_window import Turn
+from agent_core.events import Event, RunFinished
+from agent_core.experiments.checks import score_check
+from agent_core.experiments.datasets import dataset_items
+from agent_core.experiments.experiment_progress import Progress
+from agent_core.experiments.experiment_records import (
+    ExperimentInfo,
+    finish_unit,
+    finished_units,
+    get_experiment,
+    outcome,
+    set_status,
+    start_unit,
+)
+from agent_core.experiments.items import DatasetItem
+from agent_core.experiments.judge import recorded_judge
+from agent_core.experiments.run_configs import ModelFactory, RunConfig, agent_for, openai_model, tools_for
+from agent_core.experiments.scores import RunFacts, Score, ScoringContext, failure_of
+from agent_core.guards.limits import CancelToken
+from agent_core.models import OpenAIChatModel
+from agent_core.models.chat_model import ChatModel
+from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
+from agent_core.runtime.session_runs import run_in_session
+from agent_core.store import SessionStore
+from agent_core.store.run_owners import this_process
+
+log = logging.getLogger(__name__)
+JUDGE_ENV = "SPARROW_JUDGE_MODEL"
+"""The judge model for ``judge`` checks when none is given (``eval run --judge-model`` wins)."""
+MAX_RATE_LIMITED = 6
+"""Attempts of one unit that end rate-limited before it counts as an error."""
+Unit = tuple[int, int, int]
+"""(item position, configuration index, repeat)."""
+
+
+def rate_limited(finished: RunFinished | None) -> bool:
+    """True when a run ended because the endpoint kept answering 429."""
+    error = (finished.error or "") if finished else ""
+    return finished is not None and finished.status == "error" and ("(429)" in error or "rate-limit" in error)
+
+
+@dataclass
+class Pace:
+    """A shared backoff: after a 429 every unit waits until ``resume_at``; the wait doubles up to ``max_s``."""
+
+    base_s: float = 1.0
+    max_s: float = 30.0
+    delay_s: float = 0.0
+    resume_at: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def slow_down(self) -> float:
+        """Note a 429: the next units wait longer; returns the new delay."""
+        with self.lock:
+            self.delay_s = min(self.max_s, max(self.base_s, self.delay_s * 2))
+            self.resume_at = time.monotonic() + self.delay_s
+            return self.delay_s
+
+    def wait(self, cancel: CancelToken) -> None:
+        """Sleep until the backoff is over (or the experiment is stopped)."""
+        while not cancel.cancelled and (left := self.resume_at - time.monotonic()) > 0:
+            time.sleep(min(left, 0.2))
+
+    def ok(self) -> None:
+        """A run went through: the next 429 starts from the base delay again."""
+        with self.lock:
+            self.delay_s = self.delay_s / 2 if self.delay_s > self.base_s else 0.0
+
+
+@dataclass
+class ExperimentRunner:
+    """Runs an experiment's missing units and scores them; ``run()`` returns the final Progress."""
+
+    store: SessionStore
+    experiment_id: str
+    model_factory: ModelFactory = openai_model
+    judge_model: ChatModel | None = None
+    on_progress: Callable[[Progress], None] | None = None
+    cancel: CancelToken = field(default_factory=CancelToken)
+    prices: PriceTable = DEFAULT_TABLE
+    pace: Pace = field(default_factory=Pace)
+    worker: str = field(default_factory=this_process)
+
+    def __post_init__(self) -> None:
+        if self.judge_model is None and os.environ.get(JUDGE_ENV):  # workers get theirs from the environment
+            self.judge_model = OpenAIChatModel(os.environ[JUDGE_ENV])
+
+    def run(self, units: Iterable[Unit] | None = None) -> Progress:
+        """Run every unit without a final result (or just ``units``), ``concurrency`` at a time."""
+        info = get_experiment(self.store, self.experiment_id)
+        items = dataset_items(self.store, info.dataset_id)
+        todo = [u for u in (units if units is not None else all_units(info, len(items)))]
+        done = finished_units(self.store, info.id)
+        self.progress = Progress.start(info, len(items), self.store)
+        set_status(self.store, info.id, "running")
+        with ThreadPoolExecutor(max_workers=info.concurrency, thread_name_prefix="experiment") as pool:
+            for future in [pool.submit(self._unit, info, items, u) for u in todo if u not in done]:
+                future.result()
+        status = "cancelled" if self.cancel.cancelled else "finished"
+        if status == "finished" and len(finished_units(self.store, info.id)) < self.progress.total:
+            status = "pending"  # a subset ran (a worker's share): the experiment is not over
+        set_status(self.store, info.id, status)
+        self._report()
+        return self.progress
+
+    def _unit(self, info: ExperimentInfo, items: list[DatasetItem], unit: Unit) -> None:
+        position, config_index, repeat = unit
+        key = (info.id, position, config_index, repeat)
+        try:
+            run_unit(self, info, items[position], info.configs[config_index], key)
+        except Exception as exc:  # one unit's failure must not end the experiment
+            log.exception("unit %s of experiment %s failed", unit, info.id)
+            score = Score.of("run", False, f"the item could not be run: {type(exc).__name__}: {exc}")
+            finish_unit(self.store, key, outcome(None, "error", [score], "error", None))
+            self.progress.add(False, None, error=True)
+        self._report()
+
+    def _report(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.progress.snapshot())
+
+
+def all_units(info: ExperimentInfo, item_count: int) -> list[Unit]:
+    """Every (item, configuration, repeat) of an experiment, item by item."""
+    return [(p, c, r) for p in range(item_count) for c in range(len(info.configs)) for r in range(info.repeats)]
+
+
+def run_unit(
+    runner: ExperimentRunner, info: ExperimentInfo, item: DatasetItem, config: RunConfig, key: tuple[str, int, int, int]
+) -> None:
+    """Run one unit to a final result (backing off and trying again while it ends rate-limited)."""
+    repeat = key[3]
+    for _attempt in range(MAX_RATE_LIMITED):
+        runner.pace.wait(runner.cancel)
+        if runner.cancel.cancelled:
+            return
+        title = f"{info.name} · {item.id} · {config.label}" + (f" · #{repeat + 1}" if info.repeats > 1 else "")
+        session = runner.store.create_session(title=title)
+        start_unit(runner.store, key, session.id, runner.worker)
+        events = run_item(runner, session.id, item, config)
+        finished = next((e for e in reversed(events) if isinstance(e, RunFinished)), None)
+        if not rate_limited(finished):
+            runner.pace.ok()
+            score_unit(runner, key, session.id, item, config, events, finished)
+            return
+        log.warning("item %s hit the rate limit; backing off %.1f s", item.id, runner.pace.slow_down())
+    score = Score.of("run", False, f"the endpoint kept rate-limiting this item ({MAX_RATE_LIMITED} attempts)")
+    finish_unit(runner.store, key, outcome(None, "error", [score], "rate_limited", None))
+    runner.progress.add(False, None, error=True)
+
+
+def run_item(runner: ExperimentRunner, session_id: str, item: DatasetItem, config: RunConfig) -> list[Event]:
+    """The item's question asked in its session with ``config`` (earlier turns in memory), every event recorded.
+
+    The run gets a token of its own, cancelled with the experiment's: whatever cancels one run (its claim lost
+    to another process, say) must not stop the whole experiment.
+    """
+    agent = agent_for(config, runner.model_factory(config), tools_for(config))
+    agent.memory.turns = [Turn(t.question, t.answer) for t in item.turns]
+    own = CancelToken()
+    unlink = runner.cancel.on_cancel(own.cancel)
+    try:
+        return list(run_in_session(runner.store, session_id, agent, item.question, cancel=own))
+    finally:
+        unlink()
+
+
+def score_unit(
+    runner: ExperimentRunner,
+    key: tuple[str, int, int, int],
+    session_id: str,
+    item: DatasetItem,
+    config: RunConfig,
+    events: list[Event],
+    finished: RunFinished | None,
+) -> None:
+    """Score a finished run with the item's checks and write its result (a cancelled run is left to resume)."""
+    usage = finished.usage if finished else None
+    cost = runner.prices.cost(usage, config.model) if usage is not None else None
+    facts = RunFacts.of(events, cost)
+    run_id = finished.run_id if finished else None
+    if facts.status == "cancelled":
+        finish_unit(runner.store, key, outcome(run_id, "cancelled", [], "cancelled", cost))
+        return
+    judge = recorded_judge(runner.store, session_id, runner.judge_model) if runner.judge_model else None
+    ctx = ScoringContext(item, facts, tuple(events), judge, config.model_dump(mode="json"))
+    scores = [score_check(check, ctx) for check in item.checks]
+    values = outcome(run_id, "done", scores, None, cost)
+    values["failure"] = failure_of(facts, bool(values["passed"]))
+    finish_unit(runner.store, key, values)
+    runner.progress.add(bool(values["passed"]), cost)

@@ -1,0 +1,247 @@
+"""Long-term memory: facts saved across sessions, per scope (a user or a workspace), with full-text search.
+
+Typical use (the remember/recall tools, the Memory page and ``python -m agent_core memory`` do this)::
+
+    memories = MemoryStore(store.engine)             # the sessions' database; or MemoryStore.open(url)
+    memories.add("The user prefers metric units", source_session_id=session.id, origin="agent")
+    memories.search("which units does the user like?")   # best first, each with a score
+    memories.list(), memories.delete(memory_id), memories.clear("default")
+
+Every write goes through the poisoning guard (``agent_core.longterm.memory_guard.check_memory``): instructions aimed at
+the
+agent, secrets and texts of the wrong length are refused with ``MemoryRefused`` naming the rule; saving the same
+fact twice (ignoring case and spacing) returns the memory already saved. Each memory records the session it came
+from; deleting that session keeps the memory and its mark (``source_deleted`` then says so).
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import Engine, func
+from sqlmodel import Session, col, delete, select
+
+from agent_core.guards.visible_text import visible
+from agent_core.longterm.memory_guard import MemoryRefused, check_memory, fold
+from agent_core.longterm.memory_record import (  # re-exported: the store's callers import them from here
+    DEFAULT_SCOPE as DEFAULT_SCOPE,
+)
+from agent_core.longterm.memory_record import MemoryNotFound as MemoryNotFound
+from agent_core.longterm.memory_record import MemoryRecord, check_scope
+from agent_core.longterm.memory_record import default_scope as default_scope
+from agent_core.store.actors import LOCAL_ADMIN, Actor
+from agent_core.store.database import create_db_engine, lock_name, writer
+from agent_core.store.memory_index import has_fts, in_scope, owned_by, query_terms, search_statement
+from agent_core.store.memory_search_pg import postgresql_scores
+from agent_core.store.tables import MemoryRow, SessionRow
+from agent_core.store.titles import UNTITLED
+
+log = logging.getLogger(__name__)
+
+MAX_PER_SCOPE = 5000
+"""Memories a scope may hold; a run that keeps saving cannot fill the disk."""
+MAX_SEARCH_RESULTS = 50
+ORIGINS = ("agent", "user", "outside")
+
+
+def text_hash(text: str, owner: str | None = None) -> str:
+    """The duplicate key of a (normalised) memory: SHA-256 of its folded form, so case and spacing do not count.
+
+    An owner's memories hash with the owner in front, so two users may each save the same fact in a scope.
+    """
+    folded = " ".join(fold(text).split())
+    return hashlib.sha256((folded if owner is None else f"{owner}\0{folded}").encode("utf-8")).hexdigest()
+
+
+class MemoryStore:
+    """Long-term memories in the sessions' database; every method is its own transaction."""
+
+    def __init__(
+        self, engine: Engine, *, guard: Callable[[str], str] = check_memory, actor: Actor = LOCAL_ADMIN
+    ) -> None:
+        actor.check_writable()  # a share link opens one session, never anyone's memory
+        self.engine = engine
+        self.owner = actor.owner
+        """Whose memories this store reads and writes (None: those saved without sign-in)."""
+        self.actor = actor
+        self.guard = guard
+        """Normalises a text to save, or raises MemoryRefused (default:
+        ``agent_core.longterm.memory_guard.check_memory``)."""
+        self._writer = writer(engine)
+        self._fts: bool | None = None
+
+    @classmethod
+    def open(cls, url: str | None = None) -> MemoryStore:
+        """A memory store on ``url`` (default: ``$DATABASE_URL`` or ``$SPARROW_DATA_DIR/sparrow.db``)."""
+        return cls(create_db_engine(url))
+
+    def close(self) -> None:
+        """Release the engine's connections."""
+        self.engine.dispose()
+
+    def add(
+        self,
+        text: str,
+        scope: str = DEFAULT_SCOPE,
+        source_session_id: str | None = None,
+        *,
+        origin: str = "user",
+    ) -> MemoryRecord:
+        """Save a fact after the guard accepts it; the same fact already saved in the scope is returned instead."""
+        if origin not in ORIGINS:
+            raise ValueError(f"origin must be one of {', '.join(ORIGINS)}")
+        scope = check_scope(scope)
+        clean = self.guard(text)
+        key = text_hash(clean, self.owner)
+        with Session(self._writer, expire_on_commit=False) as db:
+            lock_name(db.connection(), f"memories:{scope}")  # the duplicate and size checks below hold until commit
+            same = db.exec(self._rows().where(col(MemoryRow.scope) == scope, col(MemoryRow.text_hash) == key)).first()
+            if same is not None:
+                return replace(_record(*same), existing=True)
+            if db.exec(select(func.count()).where(in_scope(scope, self.owner))).one() >= MAX_PER_SCOPE:
+                raise MemoryRefused(
+                    "full", f"scope {scope!r} already holds {MAX_PER_SCOPE} memories; delete some first"
+                )
+            row = MemoryRow(
+                scope=scope,
+                text=clean,
+                text_hash=key,
+                origin=origin,
+                source_session_id=source_session_id,
+                created_at=time.time(),
+                owner=self.owner,
+            )
+            db.add(row)
+            db.commit()
+            record = _record(*db.exec(self._rows().where(col(MemoryRow.id) == row.id)).one())
+        log.info("saved memory %s in scope %s (from session %s)", record.id, scope, source_session_id)
+        return record
+
+    def get(self, memory_id: int) -> MemoryRecord:
+        """One memory; raises MemoryNotFound."""
+        with Session(self.engine) as db:
+            found = db.exec(self._rows().where(col(MemoryRow.id) == memory_id)).first()
+        if found is None:
+            raise MemoryNotFound(f"no memory {memory_id}")
+        return _record(*found)
+
+    def search(self, query: str, scope: str = DEFAULT_SCOPE, limit: int = 5) -> builtins.list[MemoryRecord]:
+        """The scope's memories matching ``query``, best first, each with its ``score`` and ``rank``."""
+        terms = query_terms(query)
+        if not terms.terms or limit < 1:
+            return []
+        limit = min(limit, MAX_SEARCH_RESULTS)
+        with Session(self.engine) as db:
+            if self.engine.dialect.name == "postgresql":
+                scores = postgresql_scores(db.connection(), terms, check_scope(scope), limit, self.owner)
+            else:
+                statement = search_statement(
+                    terms,
+                    check_scope(scope),
+                    limit,
+                    dialect=self.engine.dialect.name,
+                    fts=self._has_fts(db),
+                    owner=self.owner,
+                )
+                scores = {memory_id: float(score) for memory_id, score in db.exec(statement)}
+            rows = db.exec(self._rows().where(col(MemoryRow.id).in_(scores))).all() if scores else []
+        records = [replace(_record(*row), score=round(scores[row[0].id], 4)) for row in rows]
+        ordered = sorted(records, key=lambda r: (-(r.score or 0), -r.created_at, -r.id))
+        return [replace(record, rank=i) for i, record in enumerate(ordered, start=1)]
+
+    def list(self, scope: str = DEFAULT_SCOPE, *, limit: int | None = None) -> builtins.list[MemoryRecord]:
+        """The scope's memories, newest first."""
+        query = self._rows().where(col(MemoryRow.scope) == check_scope(scope))
+        query = query.order_by(col(MemoryRow.created_at).desc(), col(MemoryRow.id).desc()).limit(limit)
+        with Session(self.engine) as db:
+            return [_record(*row) for row in db.exec(query)]
+
+    def count(self, scope: str = DEFAULT_SCOPE) -> int:
+        """How many memories the scope holds."""
+        with Session(self.engine) as db:
+            return int(db.exec(select(func.count()).where(in_scope(scope, self.owner))).one())
+
+    def scopes(self) -> builtins.list[str]:
+        """Scopes that hold memories, in name order."""
+        with Session(self.engine) as db:
+            query = select(MemoryRow.scope).where(owned_by(self.owner)).distinct().order_by(col(MemoryRow.scope))
+            return [str(s) for s in db.exec(query)]
+
+    def delete(self, memory_id: int, *, scope: str | None = None) -> None:
+        """Delete one memory (only if it is in ``scope``, when given); raises MemoryNotFound."""
+        statement = delete(MemoryRow).where(col(MemoryRow.id) == memory_id, owned_by(self.owner))
+        if scope is not None:
+            statement = statement.where(col(MemoryRow.scope) == scope)
+        with Session(self._writer) as db:
+            if db.exec(statement).rowcount == 0:
+                where = f" in scope {scope!r}" if scope is not None else ""
+                raise MemoryNotFound(f"no memory {memory_id}{where}")
+            db.commit()
+        log.info("deleted memory %s", memory_id)
+
+    def clear(self, scope: str) -> int:
+        """Delete every memory of ``scope``; returns how many there were."""
+        with Session(self._writer) as db:
+            deleted = db.exec(delete(MemoryRow).where(in_scope(check_scope(scope), self.owner))).rowcount
+            db.commit()
+        log.info("cleared %d memories of scope %s", deleted, scope)
+        return int(deleted)
+
+    def claim_unowned(self) -> int:
+        """Make every memory saved without sign-in the actor's (admins only); returns how many were claimed.
+
+        A fact the admin already holds in the same scope is not claimed twice: the unowned copy is deleted.
+        """
+        if not self.actor.is_admin or self.owner is None:
+            raise PermissionError("only a signed-in admin can claim memories saved without sign-in")
+        claimed = 0
+        with Session(self._writer) as db:
+            for row in db.exec(select(MemoryRow).where(owned_by(None))).all():
+                key = text_hash(row.text, self.owner)
+                taken = select(MemoryRow.id).where(col(MemoryRow.scope) == row.scope, col(MemoryRow.text_hash) == key)
+                if db.exec(taken).first() is not None:
+                    db.delete(row)
+                    continue
+                row.owner, row.text_hash, claimed = self.owner, key, claimed + 1
+                db.add(row)
+            db.commit()
+        log.info("%s claimed %d memories", self.owner, claimed)
+        return claimed
+
+    def unowned_count(self) -> int:
+        """How many memories were saved without sign-in (what an admin may claim)."""
+        with Session(self.engine) as db:
+            return int(db.exec(select(func.count()).where(owned_by(None))).one())
+
+    def _rows(self) -> Any:
+        """``_rows()`` restricted to this store's owner."""
+        return _rows().where(owned_by(self.owner))
+
+    def _has_fts(self, db: Session) -> bool:
+        if self._fts is None:
+            self._fts = has_fts(db.connection())
+        return self._fts
+
+
+def _rows() -> Any:
+    """Memory rows with the id and title of their source session (None when it has none or it was deleted)."""
+    source = col(SessionRow.id) == col(MemoryRow.source_session_id)
+    return select(MemoryRow, SessionRow.id, SessionRow.title).outerjoin(SessionRow, source)
+
+
+def _record(row: MemoryRow, session_id: str | None, title: str | None) -> MemoryRecord:
+    return MemoryRecord(
+        id=int(row.id or 0),
+        scope=row.scope,
+        text=row.text,
+        created_at=row.created_at,
+        origin=row.origin,
+        source_session_id=row.source_session_id,
+        source_title=visible(title or UNTITLED) if session_id is not None else None,
+    )

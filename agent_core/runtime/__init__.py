@@ -1,0 +1,2 @@
+"""Runs in their surroundings: the tool catalogue (built-ins, web, memory, plugins, MCP), continuing stored sessions,
+runs in background threads, re-running a turn in a fork."""

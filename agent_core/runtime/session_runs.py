@@ -1,0 +1,167 @@
+"""Carry on with a stored session: an agent with the session's memory, recorded runs, and resuming a dead run."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from agent_core.engine.agent import Agent, AgentSettings, new_run_id
+from agent_core.engine.attachments import Attachment, check_attachments
+from agent_core.engine.context_window import ConversationMemory
+from agent_core.engine.protocols import PROTOCOLS
+from agent_core.events import Event, RunStarted
+from agent_core.guards.limits import CancelToken
+from agent_core.models.chat_model import ChatModel
+from agent_core.store.recorder import record_events
+from agent_core.store.records import SessionConfig
+from agent_core.store.run_owners import RunOwners, owned
+from agent_core.store.session_store import SessionStore
+from agent_core.tools import Tool
+
+log = logging.getLogger(__name__)
+_SETTINGS = TypeAdapter(AgentSettings)
+
+
+CONSENT_UNSET: dict[str, Any] = {"require_approval": True, "tool_approval": {}}
+"""The consent settings as a session stores them: ``--yes`` and ``--trust`` belong to the run they were given for.
+
+A later run, a resume or a fork of the session asks again unless whoever starts it says otherwise; the consent a
+run had is still recorded in its own ``run_started`` settings.
+"""
+
+
+class NothingToResume(LookupError):
+    """The session's last run finished (or it has none): there is nothing to resume."""
+
+
+def config_from_agent(agent: Agent) -> SessionConfig:
+    """What a session records about the agent that runs it: model name, endpoint, protocol, settings."""
+    base_url = getattr(agent.model, "base_url", None)
+    return SessionConfig(
+        model=agent.model.name,
+        base_url=base_url if isinstance(base_url, str) else None,
+        protocol=agent.protocol.name,
+        settings={**dataclasses.asdict(agent.settings), **CONSENT_UNSET},
+    )
+
+
+def settings_from_config(settings: Mapping[str, Any]) -> AgentSettings:
+    """AgentSettings from stored settings; unknown keys are ignored and invalid values fall back to defaults."""
+    known = {f.name for f in dataclasses.fields(AgentSettings)} - set(CONSENT_UNSET)
+    values = {k: v for k, v in settings.items() if k in known}
+    try:
+        return _SETTINGS.validate_python(values)
+    except ValidationError as exc:
+        bad = {str(e["loc"][0]) for e in exc.errors() if e.get("loc")}
+        log.warning("ignoring invalid stored settings: %s", ", ".join(sorted(bad)) or "all")
+        try:
+            return _SETTINGS.validate_python({k: v for k, v in values.items() if k not in bad})
+        except ValidationError:
+            return AgentSettings()
+
+
+def protocol_from_config(config: SessionConfig) -> str:
+    """The session's protocol if this build knows it, else ``react``."""
+    return config.protocol if config.protocol in PROTOCOLS else "react"
+
+
+def agent_for_session(
+    store: SessionStore,
+    session_id: str,
+    model: ChatModel,
+    tools: Iterable[Tool] | None = None,
+    *,
+    protocol: str | None = None,
+    settings: AgentSettings | None = None,
+    **overrides: Any,
+) -> Agent:
+    """An Agent that remembers the session's finished runs; protocol and settings default to the session's."""
+    config = store.get_session(session_id).config
+    agent = Agent(
+        model,
+        tools,
+        protocol=protocol or protocol_from_config(config),
+        settings=settings or settings_from_config(config.settings),
+        **overrides,
+    )
+    load_memory(agent, store.events(session_id))
+    return agent
+
+
+def load_memory(agent: Agent, events: Iterable[Event]) -> None:
+    """Replace the agent's conversation memory with the finished runs in ``events`` (its options stay)."""
+    agent.memory.turns = ConversationMemory.from_events(events).turns
+
+
+def run_in_session(
+    store: SessionStore,
+    session_id: str,
+    agent: Agent,
+    question: str,
+    *,
+    cancel: CancelToken | None = None,
+    persist_deltas: bool = False,
+    run_id: str | None = None,
+    attachments: Sequence[Attachment] = (),
+) -> Iterator[Event]:
+    """Run ``question`` with ``agent``, recording every event in the session (see ``record_events``).
+
+    The run is claimed for this process first: raises SessionBusy if the session has a live run anywhere.
+    """
+    check_attachments(attachments, agent.model.name)  # refused before anything is claimed or sent
+    cancel = cancel or CancelToken()
+    owners = RunOwners(store.engine)
+    claim = store.claim_run(session_id, run_id or new_run_id())  # SessionNotFound (or ReadOnly) before anything
+    try:
+        store.update_config(session_id, config_from_agent(agent))
+    except BaseException:
+        owners.release(claim)
+        raise
+    events = agent.run(question, cancel=cancel, run_id=claim.run_id, attachments=attachments)
+    return owned(owners, claim, cancel, record_events(store, session_id, events, persist_deltas=persist_deltas))
+
+
+def resume_run(
+    store: SessionStore,
+    session_id: str,
+    agent: Agent,
+    *,
+    cancel: CancelToken | None = None,
+    persist_deltas: bool = False,
+) -> Iterator[Event]:
+    """Continue the session's interrupted run after its last complete step, recording it.
+
+    Raises NothingToResume if there is none, SessionBusy if its owner is still alive (or another process
+    claimed it first: of two resuming at once, exactly one continues the run).
+    """
+    interrupted = store.interrupted_run(session_id)
+    if interrupted is None:
+        raise NothingToResume(f"session {session_id!r} has no interrupted run")
+    cancel = cancel or CancelToken()
+    owners = RunOwners(store.engine)
+    claim = store.claim_run(session_id, interrupted.run_id)
+    try:
+        again = store.interrupted_run(session_id)  # it may have been resumed and finished while we claimed
+        if again is None or again.run_id != interrupted.run_id:
+            raise NothingToResume(f"session {session_id!r} has no interrupted run")
+        earlier, run_events = split_at_run(store.events(session_id), interrupted.run_id)
+        load_memory(agent, earlier)
+        store.update_config(session_id, config_from_agent(agent))
+    except BaseException:
+        owners.release(claim)
+        raise
+    log.info("resuming run %s of session %s", interrupted.run_id, session_id)
+    events = record_events(store, session_id, agent.resume(run_events, cancel=cancel), persist_deltas=persist_deltas)
+    return owned(owners, claim, cancel, events)
+
+
+def split_at_run(events: Sequence[Event], run_id: str) -> tuple[list[Event], list[Event]]:
+    """(events before the run's last ``run_started``, that run's events from there on)."""
+    start = max((i for i, e in enumerate(events) if isinstance(e, RunStarted) and e.run_id == run_id), default=None)
+    if start is None:
+        raise NothingToResume(f"run {run_id!r} has no run_started event")
+    return list(events[:start]), [e for e in events[start:] if e.run_id == run_id]

@@ -1,0 +1,1 @@
+"""The built-in tools every agent has: a safe calculator, the clock, date arithmetic."""

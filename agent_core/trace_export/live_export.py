@@ -1,0 +1,190 @@
+"""Live trace export: a run's spans go to an OTLP/HTTP receiver while the run happens.
+
+``live_export(events)`` yields the events unchanged. When ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or
+``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set, each event is also queued for a background thread that
+builds each span as soon as it is complete — a model call at its ``model_finished``, a tool call at its
+``tool_finished``, the run span at ``run_finished`` — and sends it, so a trace viewer shows the run
+growing. The spans are exactly those of :func:`~agent_core.trace_export.otel.build_spans` (same ids), so
+exporting the session later gives the same trace. The run's thread builds each span (from its own call
+only) and queues it; the OpenTelemetry SDK's batch processor and OTLP exporter send it from their thread,
+retrying with backoff (see ``otel_sdk``). Without an endpoint this costs nothing; with a dead one, one
+warning, and at exit at most ``EXIT_WAIT_S`` seconds.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agent_core.events import Event, ModelFinished, RunFinished, full_messages
+from agent_core.models.pricing import DEFAULT_TABLE, PriceTable, PricingError, prices_from_env
+from agent_core.trace_export.otel import SpanData, call_span, run_span
+from agent_core.trace_export.otlp import OtelUnavailable, resource_attributes, scope, sdk_module
+from agent_core.trace_export.otlp_env import ExportTarget, OtlpConfigError, capture_content, export_target
+from agent_core.views.transcript import Transcript
+from agent_core.views.turns import ActionView
+
+log = logging.getLogger("agent_core.trace_export.live_export")
+
+EXIT_WAIT_S = 3.0
+"""At interpreter exit, how long the last spans may take to leave (less if the receiver is known to fail)."""
+
+
+class RunSpans:
+    """Folds events (with the one transcript fold) and hands over each span once, when it is complete.
+
+    Only the calls not handed over yet are looked at, and each span is built from its own call, so a step
+    costs the same at step 1000 as at step 1; only the run span, at ``run_finished``, looks at the whole run.
+    """
+
+    def __init__(
+        self,
+        *,
+        session_id: str | None = None,
+        include_content: bool = False,
+        prices: PriceTable = DEFAULT_TABLE,
+        earlier: Iterable[Event] = (),
+        started_by: str | None = None,
+    ) -> None:
+        self.include_content = include_content
+        self.options: dict[str, Any] = {
+            "session_id": session_id, "include_content": include_content, "prices": prices, "started_by": started_by,
+        }  # fmt: skip
+        self._transcript = Transcript()
+        self._requests: dict[str, tuple[dict[str, Any], ...]] = {}
+        self._progress: dict[str, _Progress] = {}
+        for event in earlier:  # a resumed run: its spans so far were sent by the run it continues
+            self.add(event, build=False)
+
+    def add(self, event: Event, build: bool = True) -> list[SpanData]:
+        """The spans ``event`` completes (often none); with ``build`` False, only keep count."""
+        if self.include_content and isinstance(event, ModelFinished):
+            event = self._with_full_messages(event)
+        self._transcript.add(event)
+        turn = self._transcript.run(event.run_id)
+        assert turn is not None
+        progress = self._progress.setdefault(event.run_id, _Progress())
+        progress.pending += range(progress.seen, len(turn.calls))
+        progress.seen = len(turn.calls)
+        done = [i for i in progress.pending if _finished(turn.calls[i])]
+        progress.pending = [i for i in progress.pending if i not in done]
+        spans = [call_span(turn, i, **self.options) for i in done] if build else []
+        if isinstance(event, RunFinished):
+            del self._progress[event.run_id]
+            if build:  # the run span, and the calls that never finished (as ``interrupted``)
+                spans += [
+                    run_span(turn, **self.options),
+                    *(call_span(turn, i, **self.options) for i in progress.pending),
+                ]
+        return spans
+
+    def _with_full_messages(self, event: ModelFinished) -> ModelFinished:
+        full = full_messages(event, self._requests)
+        return replace(event, messages=full, messages_kept=0) if event.messages_kept else event
+
+
+@dataclass
+class _Progress:
+    """Which of a run's calls are still to be handed over."""
+
+    seen: int = 0
+    """How many of the run's calls have been looked at."""
+    pending: list[int] = field(default_factory=list)
+    """Calls started and not finished yet, by index."""
+
+
+def _finished(call: ModelFinished | ActionView) -> bool:
+    return isinstance(call, ModelFinished) or call.finished is not None
+
+
+def live_export(
+    events: Iterable[Event],
+    *,
+    session_id: str | None = None,
+    include_content: bool | None = None,
+    earlier: Iterable[Event] = (),
+    environ: Mapping[str, str] | None = None,
+    started_by: str | None = None,
+) -> Iterator[Event]:
+    """``events`` unchanged, their spans sent live when an OTLP endpoint is configured.
+
+    ``include_content`` None follows ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``; ``earlier`` are
+    the events of an interrupted run being resumed (their spans are not sent again); ``started_by`` names who
+    started the run (``user.id`` on its span, as a later export of the session has it).
+    """
+    target = _target(environ)
+    if target is None:
+        return iter(events)
+    content = capture_content(environ) if include_content is None else include_content
+    spans = RunSpans(
+        session_id=session_id, include_content=content, prices=_prices(environ), earlier=earlier, started_by=started_by
+    )
+    try:
+        sender = sender_for(target)
+    except OtelUnavailable as exc:
+        _warn_once(f"live trace export is off: {exc}")
+        return iter(events)
+    return _exported(events, sender, spans)
+
+
+def _exported(events: Iterable[Event], sender: Any, spans: RunSpans) -> Iterator[Event]:
+    """Each event's finished spans are queued for the sender's thread; nothing here may reach the run."""
+    for event in events:
+        try:
+            sender.add(spans.add(event))
+        except Exception as exc:  # a bug in building spans must never reach the run
+            _warn_once(f"live trace export: could not build spans ({type(exc).__name__}: {exc})")
+        yield event
+
+
+_lock = threading.Lock()
+_senders: dict[ExportTarget, Any] = {}
+_warned: set[str] = set()
+
+
+def sender_for(target: ExportTarget) -> Any:
+    """The process's sender (``otel_sdk.LiveSender``) for ``target``: one batch processor per receiver."""
+    with _lock:
+        sender = _senders.get(target)
+        if sender is None:
+            if not _senders:
+                atexit.register(close_all)
+            resource = {**resource_attributes(target.service_name), **dict(target.resource)}
+            sender = _senders[target] = sdk_module().LiveSender(target, resource, scope())
+        return sender
+
+
+def close_all(timeout: float = EXIT_WAIT_S) -> None:
+    """Send what is left (waiting at most ``timeout`` seconds per receiver that answers) and stop."""
+    with _lock:
+        senders = list(_senders.values())
+        _senders.clear()
+    for sender in senders:
+        sender.close(0.0 if sender.warned else timeout)
+
+
+def _target(environ: Mapping[str, str] | None) -> ExportTarget | None:
+    try:
+        return export_target(environ)
+    except OtlpConfigError as exc:
+        _warn_once(f"live trace export is off: {exc}")
+        return None
+
+
+def _prices(environ: Mapping[str, str] | None) -> PriceTable:
+    try:
+        return prices_from_env(environ)
+    except PricingError:
+        return DEFAULT_TABLE  # the CLI and the app report a bad SPARROW_PRICES themselves
+
+
+def _warn_once(message: str) -> None:
+    with _lock:
+        if message in _warned:
+            return
+        _warned.add(message)
+    log.warning(message)

@@ -1,0 +1,2 @@
+"""The one fold of events into turns (transcript.py, turns.py) and what is read off it: metrics, timeline,
+comparisons, numbers for people."""

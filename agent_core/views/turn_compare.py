@@ -1,0 +1,257 @@
+"""Two turns side by side: their steps aligned, what differs in each, and their metrics.
+
+Steps are aligned on what they did (the tools they called, or the answer they gave) with
+``difflib.SequenceMatcher``, so an extra step on one side shows as a gap rather than shifting every later
+pair. Each pair is ``same``, ``changed``, ``added`` or ``removed``, judged on every field as text (thought,
+action, arguments, observation, answer, error: see :mod:`agent_core.views.step_diff`). Works on any two folded
+turns (``TurnView``), from one session or two, live or imported: a fork against its original, a rerun.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_core.views.formatting import format_cost, format_duration, format_tokens
+from agent_core.views.metrics import RunMetrics, StepMetrics
+from agent_core.views.step_diff import FieldDiff, field_diffs, step_fields
+from agent_core.views.turns import ActionView, StepView, TurnView
+
+
+@dataclass(frozen=True)
+class CallDiff:
+    """Two tool calls at the same place in aligned steps (either may be missing)."""
+
+    left: ActionView | None
+    right: ActionView | None
+    changed_arguments: tuple[str, ...] = ()
+    """Argument names whose values differ (present on one side only included)."""
+
+    @property
+    def differs(self) -> bool:
+        """True when the tool, an argument or the presence of the call differs."""
+        if self.left is None or self.right is None:
+            return True
+        return self.left.tool != self.right.tool or bool(self.changed_arguments)
+
+
+@dataclass(frozen=True)
+class StepPair:
+    """A step of each turn aligned together; None on the side that has no such step."""
+
+    left: StepView | None
+    right: StepView | None
+    calls: tuple[CallDiff, ...] = ()
+    fields: tuple[FieldDiff, ...] = ()
+    """Thought, action, arguments, observation, answer and error of both sides, as text."""
+
+    @property
+    def differs(self) -> bool:
+        """True when one side has no step here, or any call or any field (as text) differs."""
+        if self.left is None or self.right is None:
+            return True
+        answered = (self.left.final_answer is None) != (self.right.final_answer is None)
+        return answered or any(c.differs for c in self.calls) or any(f.differs for f in self.fields)
+
+    @property
+    def status(self) -> str:
+        """``same``, ``changed``, ``added`` (only the right has it) or ``removed`` (only the left has it)."""
+        if self.left is None:
+            return "added"
+        if self.right is None:
+            return "removed"
+        return "changed" if self.differs else "same"
+
+    @property
+    def changed_fields(self) -> tuple[str, ...]:
+        """The names of the fields that differ."""
+        return tuple(f.name for f in self.fields if f.differs)
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """One line of the metrics table: the figure on each side, formatted, and whether they differ."""
+
+    name: str
+    left: str
+    right: str
+    delta: str = ""
+    """The right side minus the left (numbers only), e.g. ``+2`` or ``-1.2 s``."""
+
+    @property
+    def differs(self) -> bool:
+        """True when the two sides show different values (or round to the same text but differ)."""
+        return self.left != self.right or bool(self.delta)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Everything the Compare view shows about two turns."""
+
+    left: TurnView
+    right: TurnView
+    steps: tuple[StepPair, ...]
+    metrics: tuple[MetricRow, ...] = field(default_factory=tuple)
+    left_steps: dict[int, StepMetrics] = field(default_factory=dict)
+    """The left run's figures per step number (tokens, cost, latency)."""
+    right_steps: dict[int, StepMetrics] = field(default_factory=dict)
+
+    @property
+    def differing_steps(self) -> int:
+        """How many aligned step pairs differ."""
+        return sum(1 for pair in self.steps if pair.differs)
+
+    @property
+    def first_divergence(self) -> int | None:
+        """The index in ``steps`` of the first pair that differs; None when every pair is the same."""
+        return next((i for i, pair in enumerate(self.steps) if pair.differs), None)
+
+    def figures(self, pair: StepPair) -> tuple[StepMetrics | None, StepMetrics | None]:
+        """The per-step figures of each side of ``pair``."""
+        left = self.left_steps.get(pair.left.number) if pair.left else None
+        right = self.right_steps.get(pair.right.number) if pair.right else None
+        return left, right
+
+    def summary(self) -> str:
+        """One line: the difference in steps, tokens, cost and time (right minus left), or that there is none."""
+        deltas = {r.name: r.delta for r in self.metrics if r.delta}
+        names = {"steps": "steps", "tokens": "tokens", "cost": "cost", "duration": "time"}
+        parts = [f"{label} {deltas[name]}" for name, label in names.items() if name in deltas]
+        return " · ".join(parts) if parts else "same steps, tokens, cost and time"
+
+
+def step_signature(step: StepView) -> tuple[str, ...]:
+    """What a step did, for alignment: the tools it called in order, ``answer``, or ``error``."""
+    if step.actions:
+        return tuple(a.tool for a in step.actions)
+    if step.final_answer is not None:
+        return ("answer",)
+    return ("error",) if step.has_error else ("nothing",)
+
+
+def align_steps(left: TurnView, right: TurnView) -> tuple[StepPair, ...]:
+    """The steps of both turns in order, paired where they did the same kind of thing."""
+    a, b = _ordered(left), _ordered(right)
+    fixed = _fixed(left, right, a, b)
+    pairs: list[StepPair] = [_pair(a[i], b[i]) for i in range(fixed)]
+    a, b = a[fixed:], b[fixed:]
+    matcher = difflib.SequenceMatcher(
+        a=[step_signature(s) for s in a], b=[step_signature(s) for s in b], autojunk=False
+    )
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("equal", "replace"):
+            common = min(i2 - i1, j2 - j1)
+            pairs += [_pair(a[i1 + k], b[j1 + k]) for k in range(common)]
+            pairs += [_alone(s, None) for s in a[i1 + common : i2]]
+            pairs += [_alone(None, s) for s in b[j1 + common : j2]]
+        else:
+            pairs += [_alone(s, None) for s in a[i1:i2]] + [_alone(None, s) for s in b[j1:j2]]
+    return tuple(pairs)
+
+
+def _fixed(left: TurnView, right: TurnView, a: list[StepView], b: list[StepView]) -> int:
+    """How many leading steps pair by position: up to a fork's step if one side forks the other, else the same ones."""
+    for fork, source in ((right, left), (left, right)):
+        if fork.forked is not None and fork.forked.from_run == source.run_id:
+            return min(fork.forked.at_step, len(a), len(b))
+    same = 0
+    while same < min(len(a), len(b)) and step_fields(a[same]) == step_fields(b[same]):
+        same += 1
+    return same
+
+
+def _ordered(turn: TurnView) -> list[StepView]:
+    return sorted(turn.steps, key=lambda s: s.number)
+
+
+def _pair(left: StepView, right: StepView) -> StepPair:
+    count = max(len(left.actions), len(right.actions))
+    calls = tuple(_call_diff(_at(left.actions, i), _at(right.actions, i)) for i in range(count))
+    return StepPair(left, right, calls, field_diffs(left, right))
+
+
+def _alone(left: StepView | None, right: StepView | None) -> StepPair:
+    return StepPair(left, right, (), field_diffs(left, right))
+
+
+def _at(actions: list[ActionView], index: int) -> ActionView | None:
+    return actions[index] if index < len(actions) else None
+
+
+def _call_diff(left: ActionView | None, right: ActionView | None) -> CallDiff:
+    if left is None or right is None:
+        return CallDiff(left, right)
+    keys = sorted(set(left.arguments) | set(right.arguments))
+    changed = tuple(
+        k for k in keys if _canonical(left.arguments.get(k, _MISSING)) != _canonical(right.arguments.get(k, _MISSING))
+    )
+    return CallDiff(left, right, changed)
+
+
+_MISSING = object()
+
+
+def _canonical(value: Any) -> str:
+    if value is _MISSING:
+        return "\0missing"
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def metric_rows(
+    left: RunMetrics, right: RunMetrics, left_turn: TurnView, right_turn: TurnView
+) -> tuple[MetricRow, ...]:
+    """Model, protocol, status, steps, tool calls, tool errors, tokens, cost and duration of both runs."""
+    lu, ru = left.usage, right.usage
+    return (
+        MetricRow("model", left.model or "?", right.model or "?"),
+        MetricRow("protocol", left_turn.protocol or "?", right_turn.protocol or "?"),
+        MetricRow("status", left.status or "unfinished", right.status or "unfinished"),
+        MetricRow("steps", str(left.steps), str(right.steps), _delta(right.steps - left.steps)),
+        MetricRow(
+            "tool calls", str(left.tool_calls), str(right.tool_calls), _delta(right.tool_calls - left.tool_calls)
+        ),
+        MetricRow(
+            "tool errors", str(left.tool_errors), str(right.tool_errors), _delta(right.tool_errors - left.tool_errors)
+        ),
+        MetricRow(
+            "tokens",
+            format_tokens(lu.total_tokens, estimated=lu.estimated),
+            format_tokens(ru.total_tokens, estimated=ru.estimated),
+            _delta(
+                ru.total_tokens - lu.total_tokens, lambda n: format_tokens(n, estimated=lu.estimated or ru.estimated)
+            ),
+        ),
+        MetricRow(
+            "cost",
+            format_cost(left.cost, estimated=lu.estimated),
+            format_cost(right.cost, estimated=ru.estimated),
+            _delta(right.cost - left.cost, format_cost) if left.cost is not None and right.cost is not None else "",
+        ),
+        MetricRow(
+            "duration",
+            format_duration(left.duration_ms),
+            format_duration(right.duration_ms),
+            _delta(right.duration_ms - left.duration_ms, format_duration),
+        ),
+    )
+
+
+def _delta(difference: float, show: Any = str) -> str:
+    """``+x`` / ``-x`` (shown with ``show``), or "" when equal."""
+    if difference == 0:
+        return ""
+    return ("+" if difference > 0 else "-") + show(abs(difference))
+
+
+def compare_turns(left: TurnView, right: TurnView, left_metrics: RunMetrics, right_metrics: RunMetrics) -> Comparison:
+    """The comparison of two folded turns with their metrics."""
+    return Comparison(
+        left,
+        right,
+        align_steps(left, right),
+        metric_rows(left_metrics, right_metrics, left, right),
+        {m.step: m for m in left_metrics.per_step},
+        {m.step: m for m in right_metrics.per_step},
+    )

@@ -1,0 +1,1 @@
+"""Who uses the app: sign-in, owners, share links."""

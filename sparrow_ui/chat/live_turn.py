@@ -1,0 +1,101 @@
+"""The turn the agent is working on, on the Chat page: the calls it waits on, and its answer and trace as they grow."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from functools import partial
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from agent_core.engine.approvals import approval_key
+from agent_core.events import Event, ModelDelta, RunStarted
+from agent_core.runtime.live_runs import ActiveRun
+from agent_core.views.metrics import run_metrics
+from agent_core.views.transcript import ActionView, Transcript, TurnView
+from sparrow_ui.chat.conversation import trace_panel
+from sparrow_ui.chat.run_control import decide, watch
+from sparrow_ui.shell.layout import scroll_trace_to
+from sparrow_ui.shell.session_view import prices
+from sparrow_ui.steps import renderer as render
+
+TRACE_REDRAW_S = 0.5
+"""While only text streams in, the trace panel is redrawn at most this often (the answer at every batch)."""
+
+START_WAIT_S = 5.0
+"""How long the page waits for a run it just started to record its question before drawing without it."""
+
+
+def until_started(live: ActiveRun) -> bool:
+    """Wait (up to START_WAIT_S) until the live run has recorded its start, so the page can draw its question.
+
+    A run starts in its thread: the page's rerun right after the question was sent often came before the
+    thread's first event, and drew the session as if nothing had been asked. True when the start is there.
+    """
+    deadline = time.monotonic() + START_WAIT_S
+    while True:
+        if any(isinstance(e, RunStarted) for e in (*live.base, *live.events)):
+            return True
+        if live.done or time.monotonic() >= deadline:
+            return False
+        live.wait(len(live.events), 0.05)
+
+
+def waiting(live: ActiveRun, turn: TurnView | None) -> list[tuple[int, ActionView]]:
+    """The live turn's calls that wait for an Approve / Deny click, with their step numbers."""
+    if turn is None:
+        return []
+    return [
+        (step, action)
+        for step, action in turn.pending_approvals
+        if live.approvals.decision(approval_key(turn.run_id, step, action.call_id)) is None
+    ]
+
+
+def approval_boxes(live: ActiveRun, turn: TurnView) -> None:
+    """Approve / Deny for each call the live turn waits on."""
+    for step, action in waiting(live, turn):
+        key = approval_key(turn.run_id, step, action.call_id)
+        on_decide = partial(decide, live, turn.run_id, step, action.call_id)
+        render.approval_box(action.tool, action.arguments, key, on_decide, reason=action.approval_reason)
+
+
+def follow(
+    live: ActiveRun, transcript: Transcript, answer: DeltaGenerator | None, trace: DeltaGenerator, *, since: int
+) -> None:
+    """Fold the run's events from ``since`` on into ``transcript`` and redraw its answer and trace slots.
+
+    Returns when the run ends or asks for an approval (the page then reruns to ask).
+    """
+
+    last_trace = 0.0
+
+    def redraw(new: list[Event]) -> None:
+        """Draw the live turn again with the new events: the answer at once, the trace a few times a second.
+
+        Redrawing the whole trace panel on every streamed token would delay the token on the page; while
+        the answer itself streams into the chat, the trace waits for the reply to end.
+        """
+        nonlocal last_trace
+        transcript.extend(new)
+        turn = transcript.turn(live.run_id)
+        if turn is None:
+            return
+        if answer is None:  # the page was drawn before the run's start: draw it again with its question
+            st.rerun()
+        with answer.container():
+            render.answer_body(turn)
+        now = time.monotonic()
+        only_text = bool(new) and all(isinstance(e, ModelDelta) for e in new)
+        answering = bool(render.visible_answer(turn.live_text, turn.protocol))
+        if only_text and (answering or now - last_trace < TRACE_REDRAW_S):
+            return
+        last_trace = now
+        metrics = run_metrics([*live.base, *live.events], live.run_id, prices=prices())
+        metrics = replace(metrics, duration_ms=turn.clock.worked_ms(time.time()))  # the time so far, ticking
+        with trace.container():
+            trace_panel(turn, transcript.turns.index(turn) + 1, metrics, prices(), live=True)
+            scroll_trace_to(-1, f"{turn.run_id}-{len(turn.steps)}")
+
+    watch(live, redraw, since=since)
