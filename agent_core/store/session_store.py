@@ -19,7 +19,7 @@ from agent_core.store.adoption import Adoption
 from agent_core.store.database import create_db_engine
 from agent_core.store.dumps import Dumps
 from agent_core.store.records import SessionConfig, SessionInfo
-from agent_core.store.run_control import RunControl
+from agent_core.store.run_claims import RunControl
 from agent_core.store.run_queries import RunQueries
 from agent_core.store.share_links import ShareLinks
 from agent_core.store.snapshots import Snapshots

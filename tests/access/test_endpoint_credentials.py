@@ -215,7 +215,7 @@ def test_with_sign_in_no_typed_url_reaches_a_non_public_address(host: str, key: 
 def test_no_page_builds_a_model_client_but_through_the_policy() -> None:
     """``ModelConfig.chat_model`` is the one place the app makes a client: run, Test connection, Compare, resume."""
     builders = []
-    for path in [*ROOT.joinpath("sparrow_ui").glob("*.py"), *ROOT.joinpath("pages").glob("*.py"), ROOT / "app.py"]:
+    for path in [*ROOT.joinpath("sparrow_ui").rglob("*.py"), *ROOT.joinpath("pages").glob("*.py"), ROOT / "app.py"]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and "OpenAIChatModel" in ast.unparse(node.func):
                 builders.append(path.name)

@@ -244,7 +244,7 @@ def test_nothing_above_the_store_reaches_run_owners_around_the_acting_user() -> 
     event table directly."""
     root = Path(__file__).resolve().parents[2]
     found = []
-    for path in [*root.joinpath("agent_core").rglob("*.py"), *root.joinpath("sparrow_ui").glob("*.py")]:
+    for path in [*root.joinpath("agent_core").rglob("*.py"), *root.joinpath("sparrow_ui").rglob("*.py")]:
         if "store" in path.relative_to(root).parts[1:2]:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
