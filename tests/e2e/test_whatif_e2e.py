@@ -54,14 +54,15 @@ def test_edit_step_2s_observation_and_continue(browser: Any, failing_app: tuple[
         picker = page.locator('[data-testid="stSelectbox"]').filter(has_text="Step to inspect")
         picker.wait_for(timeout=60_000)  # the first page of a fresh server takes a while under load
         inspected = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=re.compile(r"^Step 2 · "))
-        for _ in range(3):  # under load a pick can be lost to a rerun that was already on its way
-            picker.click()
-            page.get_by_role("option").filter(has_text="Step 2 · date_calculator").click()
-            wait_for_app(page)
+        for _ in range(5):  # under load a pick, or the open list itself, can be lost to a rerun on its way
             try:
+                picker.click(timeout=10_000)
+                page.get_by_role("option").filter(has_text="Step 2 · date_calculator").click(timeout=5_000)
+                wait_for_app(page)
                 inspected.first.wait_for(timeout=5_000)
                 break
             except Exception:
+                page.keyboard.press("Escape")  # close a list left open, then try again
                 continue
         inspected.first.wait_for()  # the Inspector shows step 2: its controls are step 2's
         page.get_by_role("button", name="Edit and continue from here").click()
