@@ -34,10 +34,8 @@ from agent_core.guards.limits import CancelToken, Deadline
 from agent_core.runtime.fork_edit import ForkPlan, StepEdit, plan_fork
 from agent_core.runtime.rerun import fork_before_run
 from agent_core.runtime.reuse import RecordedResults
-from agent_core.runtime.session_runs import config_from_agent, load_memory
+from agent_core.runtime.session_runs import load_memory, recorded_run
 from agent_core.store import SessionInfo, SessionStore
-from agent_core.store.recorder import record_events
-from agent_core.store.run_owners import RunOwners, owned
 
 __all__ = ["PreparedFork", "StepEdit", "fork_run", "prepare_fork", "run_events_of", "start_fork"]
 
@@ -192,11 +190,4 @@ def _recorded(
     cancel: CancelToken,
 ) -> Iterator[Event]:
     """The branch's events, recorded in its session while this process owns the run (as ``run_in_session``)."""
-    owners = RunOwners(store.engine)
-    claim = store.claim_run(session_id, run_id)  # through the acting user, as run_in_session
-    try:
-        store.update_config(session_id, config_from_agent(agent))
-    except BaseException:
-        owners.release(claim)
-        raise
-    return owned(owners, claim, cancel, record_events(store, session_id, events))
+    return recorded_run(store, session_id, agent, run_id, lambda _claimed: events, cancel)

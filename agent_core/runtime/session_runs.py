@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -114,14 +114,36 @@ def run_in_session(
     """
     check_attachments(attachments, agent.model.name)  # refused before anything is claimed or sent
     cancel = cancel or CancelToken()
+
+    def start(claimed: str) -> Iterator[Event]:
+        return agent.run(question, cancel=cancel, run_id=claimed, attachments=attachments)
+
+    return recorded_run(store, session_id, agent, run_id or new_run_id(), start, cancel, persist_deltas=persist_deltas)
+
+
+def recorded_run(
+    store: SessionStore,
+    session_id: str,
+    agent: Agent,
+    run_id: str,
+    start: Callable[[str], Iterator[Event]],
+    cancel: CancelToken,
+    *,
+    persist_deltas: bool = False,
+) -> Iterator[Event]:
+    """The events ``start(run_id)`` yields, recorded in the session while this process owns the run.
+
+    The run is claimed through the acting user first (SessionNotFound, ReadOnly or SessionBusy before anything
+    runs), and the agent's settings become the session's.
+    """
     owners = RunOwners(store.engine)
-    claim = store.claim_run(session_id, run_id or new_run_id())  # SessionNotFound (or ReadOnly) before anything
+    claim = store.claim_run(session_id, run_id)
     try:
         store.update_config(session_id, config_from_agent(agent))
     except BaseException:
         owners.release(claim)
         raise
-    events = agent.run(question, cancel=cancel, run_id=claim.run_id, attachments=attachments)
+    events = start(claim.run_id)
     return owned(owners, claim, cancel, record_events(store, session_id, events, persist_deltas=persist_deltas))
 
 

@@ -239,8 +239,8 @@ def test_no_run_is_claimed_or_followed_around_the_acting_user(
 
 
 def test_nothing_above_the_store_reaches_run_owners_around_the_acting_user() -> None:
-    """Outside ``agent_core/store`` only ``sessions.run_in_session``/``resume_run`` and a fork's branch
-    (``fork._recorded``) hold a RunOwners, to heartbeat a claim that ``store.claim_run`` checked; nobody tails the
+    """Outside ``agent_core/store`` only ``session_runs.recorded_run``/``resume_run`` hold a RunOwners, to heartbeat
+    a claim that ``store.claim_run`` checked (a fork's branch is recorded through ``recorded_run``); nobody tails the
     event table directly."""
     root = Path(__file__).resolve().parents[2]
     found = []
@@ -250,7 +250,4 @@ def test_nothing_above_the_store_reaches_run_owners_around_the_acting_user() -> 
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and ast.unparse(node.func) in ("RunOwners", "events_after"):
                 found.append(f"{path.relative_to(root)}:{ast.unparse(node.func)}")
-    assert sorted(found) == [
-        "agent_core/runtime/fork.py:RunOwners",
-        *["agent_core/runtime/session_runs.py:RunOwners"] * 2,
-    ]
+    assert found == ["agent_core/runtime/session_runs.py:RunOwners", "agent_core/runtime/session_runs.py:RunOwners"]
