@@ -13,12 +13,12 @@ from sparrow_ui.access.auth import read_only
 from sparrow_ui.chat import chat_attachments
 from sparrow_ui.chat import example_sessions as examples
 from sparrow_ui.chat.conversation import conversation, recent_turns, trace_panel
-from sparrow_ui.chat.live_turn import approval_boxes, follow, until_started, waiting
+from sparrow_ui.chat.live_turn import approval_boxes, follow, live_view, waiting
 from sparrow_ui.chat.run_control import active_run, ask, queued, resume_interrupted, start_queued, stop
 from sparrow_ui.chat.session_controls import session_controls
 from sparrow_ui.elements.imported_mark import imported_mark
 from sparrow_ui.shell.layout import TRACE_KEY, page_style, scroll_trace_to
-from sparrow_ui.shell.session_view import prices, session_view, with_live
+from sparrow_ui.shell.session_view import prices, session_view
 from sparrow_ui.shell.sidebar import frame
 from sparrow_ui.shell.state import current_session_id, get_store, live_runs, open_session, select_turn, selected_turn
 from sparrow_ui.steps import whatif_controls as whatif
@@ -38,11 +38,9 @@ except SessionNotFound:
 
 # started here, or live on another replica (not shown through a snapshot's share link: it is past the snapshot)
 live = active_run(store, session_id) if store.actor.shared_upto is None else None
-if live is not None and view.transcript.turn(live.run_id) is None and until_started(live):
-    view = session_view(store, session_id)  # with its question stored, the session has its title too
 if live is None and session_id and start_queued(store, session_id, config):
     st.rerun()  # the question that waited for the last run starts now
-transcript, live_seen = with_live(view, live) if live else (view.transcript, 0)
+view, transcript, live_seen = live_view(store, view, live) if live else (view, view.transcript, 0)
 turns = transcript.turns
 shown = transcript.turn(live.run_id) if live else selected_turn(turns)
 viewing = read_only()

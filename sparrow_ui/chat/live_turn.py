@@ -12,12 +12,13 @@ from streamlit.delta_generator import DeltaGenerator
 from agent_core.engine.approvals import approval_key
 from agent_core.events import Event, ModelDelta, RunStarted
 from agent_core.runtime.live_runs import ActiveRun
+from agent_core.store import SessionStore
 from agent_core.views.metrics import run_metrics
 from agent_core.views.transcript import ActionView, Transcript, TurnView
 from sparrow_ui.chat.conversation import trace_panel
 from sparrow_ui.chat.run_control import decide, watch
 from sparrow_ui.shell.layout import scroll_trace_to
-from sparrow_ui.shell.session_view import prices
+from sparrow_ui.shell.session_view import SessionView, prices, session_view, with_live
 from sparrow_ui.steps import renderer as render
 
 TRACE_REDRAW_S = 0.5
@@ -40,6 +41,23 @@ def until_started(live: ActiveRun) -> bool:
         if live.done or time.monotonic() >= deadline:
             return False
         live.wait(len(live.events), 0.05)
+
+
+def live_view(store: SessionStore, view: SessionView, live: ActiveRun) -> tuple[SessionView, Transcript, int]:
+    """The session as stored, its turns with the live run's events, and how many of those were used.
+
+    A run just started may not have recorded its question yet: wait for it (``until_started``). Its start may
+    also come just after the wait gave up, between reading the session and taking the live events; as a run's
+    events are stored before they are seen, the session is then read again, question and title included (the
+    sidebar, drawn once before the run is followed, would otherwise say "New session" until the run ends).
+    """
+    if view.transcript.turn(live.run_id) is None and until_started(live):
+        view = session_view(store, view.info.id) if view.info else view
+    transcript, seen = with_live(view, live)
+    if view.info and view.transcript.turn(live.run_id) is None and transcript.turn(live.run_id) is not None:
+        view = session_view(store, view.info.id)
+        transcript, seen = with_live(view, live)
+    return view, transcript, seen
 
 
 def waiting(live: ActiveRun, turn: TurnView | None) -> list[tuple[int, ActionView]]:

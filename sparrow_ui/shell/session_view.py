@@ -36,12 +36,15 @@ def session_view(store: SessionStore, session_id: str | None) -> SessionView:
     if session_id is None:
         return SessionView(None)
     info = store.get_session(session_id)  # raises SessionNotFound
+    key = (session_id, info.last_seq, info.updated_at)
     cached = st.session_state.get("_session_view")
-    if cached is not None and cached[0] == (session_id, info.last_seq, info.updated_at):
+    if cached is not None and cached[0] == key:
         view: SessionView = cached[1]
         view.info = info
         return view
     events = store.events(session_id)
+    if events:  # a run may have started between the two reads: the title it gave the session comes with its events
+        info = store.get_session(session_id)
     metrics = session_metrics(events, prices=prices()) if events else None
     view = SessionView(
         info,
@@ -50,7 +53,7 @@ def session_view(store: SessionStore, session_id: str | None) -> SessionView:
         metrics,
         {m.run_id: m for m in metrics.runs} if metrics else {},
     )
-    st.session_state["_session_view"] = ((session_id, info.last_seq, info.updated_at), view)
+    st.session_state["_session_view"] = (key, view)  # keyed by the first read: events newer than it are read again
     return view
 
 

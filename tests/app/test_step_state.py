@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 
@@ -11,10 +12,15 @@ from agent_core.engine.agent import Agent
 from agent_core.events import Event, RunFinished, RunStarted
 from agent_core.guards.limits import CancelToken
 from agent_core.runtime.live_runs import LiveRun
+from agent_core.store import SessionStore
+from agent_core.store.recorder import record_events
+from agent_core.store.titles import UNTITLED
 from agent_core.testing import ScriptedModel
 from agent_core.tools import builtin_tools
 from agent_core.views.transcript import Transcript
+from sparrow_ui.chat import live_turn
 from sparrow_ui.chat.live_turn import until_started
+from sparrow_ui.shell.session_view import session_view
 from sparrow_ui.steps.step_status import step_chips, step_icon, step_state
 from tests.core.helpers import answer, react
 
@@ -67,6 +73,57 @@ def test_the_page_does_not_wait_for_a_run_that_ended_without_starting() -> None:
     live = LiveRun("ses", iter(()), CancelToken(), run_id="run_1").start()
     live.join(2)
     assert until_started(live) is False
+
+
+def test_a_start_that_comes_just_after_the_wait_is_read_with_the_sessions_title(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The wait gives up, then the start arrives before the live events are taken: the session is read again."""
+    gate = threading.Event()
+
+    def late_start() -> Iterator[Event]:
+        gate.wait(5)
+        yield from _late_start(0)
+
+    def wait_that_gives_up(live: LiveRun) -> bool:
+        gate.set()  # the run starts just as the page stops waiting for it
+        while not live.events:
+            live.wait(0, 0.05)
+        return False
+
+    store = SessionStore.open()
+    try:
+        session = store.create_session()
+        view = session_view(store, session.id)
+        assert view.info is not None and view.info.title == UNTITLED
+        live = LiveRun(session.id, record_events(store, session.id, late_start()), CancelToken(), run_id="run_1")
+        monkeypatch.setattr(live_turn, "until_started", wait_that_gives_up)
+        view, transcript, seen = live_turn.live_view(store, view, live.start())
+        assert view.info is not None and view.info.title == "late?"  # what the sidebar names the session
+        assert view.transcript.turn("run_1") is not None and transcript.turn("run_1") is not None and seen >= 1
+        live.join(2)
+    finally:
+        store.close()
+
+
+def test_a_run_stored_between_reading_the_session_and_its_events_brings_its_title() -> None:
+    """The session is read, then a run's start is stored, then the events are read: the title is the question's."""
+
+    class StartsBetweenReads(SessionStore):
+        def events(self, session_id: str, *, upto_seq: int | None = None) -> list[Event]:
+            if not super().events(session_id):
+                self.append(session_id, list(_late_start(0))[:1])
+            return super().events(session_id, upto_seq=upto_seq)
+
+    store = SessionStore.open()
+    store.__class__ = StartsBetweenReads
+    try:
+        session = store.create_session()
+        view = session_view(store, session.id)
+        assert view.transcript.turn("run_1") is not None
+        assert view.info is not None and view.info.title == "late?"  # not "New session" beside the question
+    finally:
+        store.close()
 
 
 def test_a_runs_time_splits_into_parts_that_add_up_to_its_duration() -> None:
