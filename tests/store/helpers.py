@@ -34,7 +34,7 @@ from agent_core.events import (
 from agent_core.models.chat_model import Message, ModelRequest
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
-from agent_core.store.schema import _config
+from agent_core.store.migrate import alembic_config
 from agent_core.testing import FunctionModel
 from tests.core.helpers import answer, react
 
@@ -178,7 +178,7 @@ def downgraded(url: str, revision: str) -> Engine:
     """The database at ``url`` taken down to schema ``revision`` (Alembic, in one transaction); its engine."""
     engine = create_engine(url)
     with engine.begin() as conn:
-        config = _config()
+        config = alembic_config()
         config.attributes["connection"] = conn
         command.downgrade(config, revision)
     return engine

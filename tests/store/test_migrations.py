@@ -19,7 +19,8 @@ from agent_core.experiments import experiment_tables  # noqa: F401  (the models 
 from agent_core.longterm import MemoryStore
 from agent_core.store import SchemaVersionError, SessionStore
 from agent_core.store.database import schema_state, upgrade_database
-from agent_core.store.schema import VERSION_TABLE, head_revision
+from agent_core.store.migrate import alembic_head, known_revisions
+from agent_core.store.schema import HEAD_REVISION, VERSION_TABLE, head_revision
 from tests.postgres import execute
 from tests.store.helpers import every_event_type, persisted
 
@@ -55,6 +56,10 @@ def old_rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
         rows = {t: [tuple(r) for r in conn.execute(text(f"SELECT {c} FROM {t} ORDER BY 1, 2"))] for t, c in OLD.items()}
     engine.dispose()
     return rows
+
+
+def test_the_head_a_database_is_checked_against_without_alembic_is_alembics_own() -> None:
+    assert HEAD_REVISION == alembic_head() == known_revisions()[-1]  # a new revision moves HEAD_REVISION with it
 
 
 def test_the_revisions_build_exactly_the_models_schema(empty_db_url: str) -> None:
