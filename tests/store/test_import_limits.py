@@ -9,7 +9,7 @@ import re
 import subprocess
 import sys
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -134,6 +134,15 @@ JSON_VALUE = st.recursive(
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=200)
 
 
+@pytest.fixture(scope="module")
+def two_stores() -> Iterator[tuple[SessionStore, SessionStore]]:
+    """Two in-memory stores for the round trip, opened once (a new store migrates its schema: 0.1 s each)."""
+    first, second = SessionStore.open("sqlite://"), SessionStore.open("sqlite://")
+    yield first, second
+    first.close()
+    second.close()
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     arguments=st.dictionaries(st.text(max_size=8), JSON_VALUE, max_size=4),
@@ -143,7 +152,12 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=200)
     ts=st.floats(0, 4_102_444_800),
 )
 def test_what_import_accepts_round_trips_byte_identically(
-    arguments: dict[str, Any], details: Any, answer: str, title: str, ts: float
+    two_stores: tuple[SessionStore, SessionStore],
+    arguments: dict[str, Any],
+    details: Any,
+    answer: str,
+    title: str,
+    ts: float,
 ) -> None:
     document = json.loads(json.dumps(valid_document()))
     of_type(document, "tool_started")["arguments"] = arguments
@@ -151,22 +165,18 @@ def test_what_import_accepts_round_trips_byte_identically(
     of_type(document, "final_answer")["text"] = answer
     document["session"]["title"] = title
     document["events"][-1]["ts"] = ts
-    first, second = SessionStore.open("sqlite://"), SessionStore.open("sqlite://")
-    try:
-        info = import_session(first, json.dumps(document, ensure_ascii=False))  # within every limit: accepted
-        [listed] = first.list_sessions()
-        format_timestamp(listed.updated_at)
-        events = first.events(info.id)
-        Transcript.from_events(events)
-        json.dumps([e.to_dict() for e in events], allow_nan=False)
-        for fmt in ("jsonl", "md", "otel"):
-            export_trace(events, fmt)  # type: ignore[arg-type]
-        exported = export_session(first, info.id)
-        again = import_session(second, exported)
-        assert export_session(second, again.id) == exported
-    finally:
-        first.close()
-        second.close()
+    first, second = two_stores  # each example imports a new session into the same two stores
+    info = import_session(first, json.dumps(document, ensure_ascii=False))  # within every limit: accepted
+    [listed] = [listed for listed in first.list_sessions() if listed.id == info.id]
+    format_timestamp(listed.updated_at)
+    events = first.events(info.id)
+    Transcript.from_events(events)
+    json.dumps([e.to_dict() for e in events], allow_nan=False)
+    for fmt in ("jsonl", "md", "otel"):
+        export_trace(events, fmt)  # type: ignore[arg-type]
+    exported = export_session(first, info.id)
+    again = import_session(second, exported)
+    assert export_session(second, again.id) == exported
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
