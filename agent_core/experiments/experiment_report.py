@@ -45,9 +45,19 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
 
 
+def repeat_cells(summary: ConfigSummary) -> tuple[str, str]:
+    """(pass@k, consistency) as text: ``—`` when not known."""
+    return _rate(summary.pass_at_k), _rate(summary.consistency)
+
+
 def summary_table(summaries: Sequence[ConfigSummary]) -> str:
-    """The per-configuration table."""
-    return table(HEADER, summary_rows(summaries))
+    """The per-configuration table; with repeats (k > 1) pass@k and consistency follow the pass rate."""
+    k = max((s.k for s in summaries), default=1)
+    if k <= 1:
+        return table(HEADER, summary_rows(summaries))
+    header = (*HEADER[:2], f"pass@{k}", "consistency", *HEADER[2:])
+    rows = [(*row[:2], *repeat_cells(s), *row[2:]) for row, s in zip(summary_rows(summaries), summaries, strict=True)]
+    return table(header, rows)
 
 
 def changes_text(found: Sequence[Change]) -> str:

@@ -75,6 +75,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "col.config": {"en": "Configuration", "zh": "配置"},
     "col.pass_rate": {"en": "Pass rate", "zh": "通过率"},
     "col.interval": {"en": "95% interval", "zh": "95% 区间"},
+    "col.consistency": {"en": "Consistency", "zh": "一致性"},
     "col.score": {"en": "Mean score", "zh": "平均得分"},
     "col.cost": {"en": "Cost", "zh": "费用"},
     "col.cost_item": {"en": "Cost / item", "zh": "每条费用"},
