@@ -65,6 +65,8 @@ elif (
 ):
     experiment_run.start(store, info.id, experiment_run.sidebar_models(config))
 
+if info.judge is not None:
+    st.caption(te("exp.judge", model=info.judge.model, url=info.judge.base_url or "—"))
 units = unit_results(store, info.id)
 summaries = config_summaries(store, info, units)
 st.subheader(te("exp.summary"))

@@ -26,7 +26,7 @@ from agent_core.experiments import (
 from agent_core.experiments.comparison import changes
 from agent_core.experiments.experiment_exports import to_json
 from agent_core.experiments.experiment_records import list_experiments
-from agent_core.experiments.experiment_report import changes_text, summary_table, table
+from agent_core.experiments.experiment_report import changes_text, judge_text, summary_table, table
 from agent_core.experiments.experiment_results import config_summaries, unit_results
 from agent_core.store import SessionStore
 from agent_core.views.formatting import format_timestamp
@@ -127,6 +127,8 @@ def show_text(store: SessionStore, experiment_id: str, *, as_json: bool) -> str:
         return to_json(info, summaries, units, found)
     head = f"{info.name} ({info.id}) · {info.status} · dataset {info.dataset_id} · {info.repeats} repeat(s)"
     parts = [head, summary_table(summaries)]
+    if (judged := judge_text(info)) is not None:
+        parts.insert(1, judged)
     if info.baseline_id is not None:
         parts.append(f"against {info.baseline_id}:\n{changes_text(found)}")
     return "\n\n".join(parts)

@@ -45,7 +45,6 @@ from agent_core.experiments.job_queue import QUEUE_NAME, QueueError, enqueue_exp
 from agent_core.experiments.run_configs import ConfigFileError, read_configs
 from agent_core.experiments.scorer_registry import load_scorers
 from agent_core.guards.limits import CancelToken
-from agent_core.models import OpenAIChatModel
 from agent_core.models.openai_compat import DEFAULT_MODEL
 from agent_core.store import SessionStore
 from agent_core.store.database import database_url
@@ -108,6 +107,16 @@ def configs_of(args: argparse.Namespace) -> list[RunConfig]:
     return configs
 
 
+def judge_of(args: argparse.Namespace) -> RunConfig | None:
+    """The judge ``--judge-model`` names, on the ``--base-url`` endpoint (None: $SPARROW_JUDGE_MODEL at run time)."""
+    if not args.judge_model:
+        return None
+    try:
+        return RunConfig(name="judge", model=args.judge_model, base_url=args.base_url)
+    except ValueError as exc:
+        raise CliError(f"--judge-model: {str(exc).splitlines()[0]}") from None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Make the experiment, run it, report it."""
     if args.min_pass_rate is not None and not 0 <= args.min_pass_rate <= 1:
@@ -124,6 +133,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             baseline=args.baseline,
             queue=QUEUE_NAME if args.queue else None,
+            judge=judge_of(args),
         )
         print(f"experiment: {info.id}", file=sys.stderr, flush=True)
         return run_and_report(store, info, args)
@@ -143,12 +153,10 @@ def run_and_report(store: SessionStore, info: ExperimentInfo, args: argparse.Nam
     if info.queue:
         return _queued(store, info, args)
     cancel = CancelToken()
-    judge = getattr(args, "judge_model", None)
-    judge_model = OpenAIChatModel(judge, base_url=getattr(args, "base_url", None)) if judge else None
     printer = ProgressPrinter()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     try:
-        ExperimentRunner(store, info.id, judge_model=judge_model, on_progress=printer, cancel=cancel).run()
+        ExperimentRunner(store, info.id, on_progress=printer, cancel=cancel).run()
     finally:
         signal.signal(signal.SIGINT, previous)
         printer.end()

@@ -91,6 +91,7 @@ def to_json(
             "repeats": info.repeats,
             "baseline": info.baseline_id,
             "configs": [c.model_dump(mode="json") for c in info.configs],
+            "judge": info.judge.model_dump(mode="json") if info.judge else None,
         },
         "summary": [summary_dict(s) for s in summaries],
         "changes": [

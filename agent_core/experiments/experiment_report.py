@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent_core.experiments.comparison import Change
+from agent_core.experiments.experiment_records import ExperimentInfo
 from agent_core.experiments.experiment_results import ConfigSummary
 from agent_core.views.formatting import format_cost, format_duration
 
@@ -58,6 +59,13 @@ def summary_table(summaries: Sequence[ConfigSummary]) -> str:
     header = (*HEADER[:2], f"pass@{k}", "consistency", *HEADER[2:])
     rows = [(*row[:2], *repeat_cells(s), *row[2:]) for row, s in zip(summary_rows(summaries), summaries, strict=True)]
     return table(header, rows)
+
+
+def judge_text(info: ExperimentInfo) -> str | None:
+    """``judge: MODEL`` (with its endpoint when it has one); None without a judge."""
+    if info.judge is None:
+        return None
+    return f"judge: {info.judge.model}" + (f" at {info.judge.base_url}" if info.judge.base_url else "")
 
 
 def changes_text(found: Sequence[Change]) -> str:

@@ -27,6 +27,7 @@ from agent_core.experiments.experiment_records import (
     finished_units,
     get_experiment,
     outcome,
+    record_judge,
     set_status,
     start_unit,
 )
@@ -35,7 +36,6 @@ from agent_core.experiments.judge import recorded_judge
 from agent_core.experiments.run_configs import ModelFactory, RunConfig, agent_for, openai_model, tools_for
 from agent_core.experiments.scores import RunFacts, Score, ScoringContext, failure_of
 from agent_core.guards.limits import CancelToken
-from agent_core.models import OpenAIChatModel
 from agent_core.models.chat_model import ChatModel
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.runtime.session_runs import run_in_session
@@ -99,16 +99,14 @@ class ExperimentRunner:
     pace: Pace = field(default_factory=Pace)
     worker: str = field(default_factory=this_process)
 
-    def __post_init__(self) -> None:
-        if self.judge_model is None and os.environ.get(JUDGE_ENV):  # workers get theirs from the environment
-            self.judge_model = OpenAIChatModel(os.environ[JUDGE_ENV])
-
     def run(self, units: Iterable[Unit] | None = None) -> Progress:
         """Run every unit without a final result (or just ``units``), ``concurrency`` at a time."""
         info = get_experiment(self.store, self.experiment_id)
         items = dataset_items(self.store, info.dataset_id)
         todo = [u for u in (units if units is not None else all_units(info, len(items)))]
         done = finished_units(self.store, info.id)
+        if any(check.judge is not None for item in items for check in item.checks):
+            self._use_judge(info)
         self.progress = Progress.start(info, len(items), self.store)
         set_status(self.store, info.id, "running")
         with ThreadPoolExecutor(max_workers=info.concurrency, thread_name_prefix="experiment") as pool:
@@ -120,6 +118,17 @@ class ExperimentRunner:
         set_status(self.store, info.id, status)
         self._report()
         return self.progress
+
+    def _use_judge(self, info: ExperimentInfo) -> None:
+        """The judge: the one given, else the experiment's recorded one, else $SPARROW_JUDGE_MODEL (then recorded)."""
+        config = info.judge
+        if config is None:
+            name = os.environ.get(JUDGE_ENV) if self.judge_model is None else self.judge_model.name
+            config = RunConfig(name="judge", model=name) if name else None
+            if config is not None:
+                record_judge(self.store, info.id, config)
+        if self.judge_model is None and config is not None:
+            self.judge_model = self.model_factory(config)
 
     def _unit(self, info: ExperimentInfo, items: list[DatasetItem], unit: Unit) -> None:
         position, config_index, repeat = unit
