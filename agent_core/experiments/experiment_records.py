@@ -159,6 +159,13 @@ def delete_experiment(store: SessionStore, experiment_id: str) -> None:
         db.commit()
 
 
+def experiment_session_ids(store: SessionStore) -> set[str]:
+    """The sessions experiments ran their items in (the Sessions page hides them unless asked)."""
+    query = select(ResultRow.session_id).where(col(ResultRow.session_id).is_not(None)).distinct()
+    with Session(store.engine) as db:
+        return {str(session_id) for session_id in db.exec(query)}
+
+
 def finished_units(store: SessionStore, experiment_id: str) -> set[tuple[int, int, int]]:
     """(position, config, repeat) of the results already final: a resumed experiment skips them."""
     query = select(ResultRow.position, ResultRow.config_index, ResultRow.repeat).where(

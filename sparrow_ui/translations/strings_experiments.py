@@ -79,6 +79,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Judge model (grades the judge checks): `{model}` · endpoint `{url}`",
         "zh": "评审模型（为 judge 检查评分）：`{model}` · 端点 `{url}`",
     },
+    "sessions.experiment_runs": {
+        "en": "Show the {count} sessions experiments ran their items in",
+        "zh": "显示实验运行条目所用的 {count} 个会话",
+    },
     "col.consistency": {"en": "Consistency", "zh": "一致性"},
     "col.score": {"en": "Mean score", "zh": "平均得分"},
     "col.cost": {"en": "Cost", "zh": "费用"},
