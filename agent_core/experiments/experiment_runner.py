@@ -41,6 +41,7 @@ from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.store.run_owners import this_process
+from agent_core.tools import Tool
 
 log = logging.getLogger(__name__)
 JUDGE_ENV = "SPARROW_JUDGE_MODEL"
@@ -98,6 +99,22 @@ class ExperimentRunner:
     prices: PriceTable = DEFAULT_TABLE
     pace: Pace = field(default_factory=Pace)
     worker: str = field(default_factory=this_process)
+    _tools: dict[tuple[str, ...] | None, list[Tool] | ValueError] = field(default_factory=dict, init=False, repr=False)
+    _tools_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def tools(self, config: RunConfig) -> list[Tool]:
+        """The tools ``config`` enables, built once per run of the runner (building scans the plugin entry points:
+        tens of milliseconds of CPU, more than the store's share of a unit); ValueError for an unknown one."""
+        with self._tools_lock:
+            if config.tools not in self._tools:
+                try:
+                    self._tools[config.tools] = tools_for(config)
+                except ValueError as exc:
+                    self._tools[config.tools] = exc
+            found = self._tools[config.tools]
+        if isinstance(found, ValueError):
+            raise found
+        return found
 
     def run(self, units: Iterable[Unit] | None = None) -> Progress:
         """Run every unit without a final result (or just ``units``), ``concurrency`` at a time."""
@@ -182,7 +199,7 @@ def run_item(runner: ExperimentRunner, session_id: str, item: DatasetItem, confi
     The run gets a token of its own, cancelled with the experiment's: whatever cancels one run (its claim lost
     to another process, say) must not stop the whole experiment.
     """
-    agent = agent_for(config, runner.model_factory(config), tools_for(config))
+    agent = agent_for(config, runner.model_factory(config), list(runner.tools(config)))
     agent.memory.turns = [Turn(t.question, t.answer) for t in item.turns]
     own = CancelToken()
     unlink = runner.cancel.on_cancel(own.cancel)
