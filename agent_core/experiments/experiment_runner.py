@@ -88,7 +88,10 @@ class Pace:
 
 @dataclass
 class ExperimentRunner:
-    """Runs an experiment's missing units and scores them; ``run()`` returns the final Progress."""
+    """Runs an experiment's missing units and scores them; ``run()`` returns the final Progress.
+
+    ``model_factory`` is asked once per configuration: its model serves every unit of that configuration,
+    concurrently (``OpenAIChatModel`` and the fakes are safe to share; keep per-run state out of a custom one)."""
 
     store: SessionStore
     experiment_id: str
@@ -101,6 +104,18 @@ class ExperimentRunner:
     worker: str = field(default_factory=this_process)
     _tools: dict[tuple[str, ...] | None, list[Tool] | ValueError] = field(default_factory=dict, init=False, repr=False)
     _tools_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _models: dict[RunConfig, ChatModel] = field(default_factory=dict, init=False, repr=False)
+
+    def model(self, config: RunConfig) -> ChatModel:
+        """``config``'s model, made once per runner and shared by its units (a client costs ~30 ms of CPU to make:
+        TLS context, connection pool); a factory that raises is asked again by the next unit."""
+        with self._tools_lock:
+            found = self._models.get(config)
+        if found is None:
+            found = self.model_factory(config)
+            with self._tools_lock:
+                found = self._models.setdefault(config, found)
+        return found
 
     def tools(self, config: RunConfig) -> list[Tool]:
         """The tools ``config`` enables, built once per run of the runner (building scans the plugin entry points:
@@ -199,7 +214,7 @@ def run_item(runner: ExperimentRunner, session_id: str, item: DatasetItem, confi
     The run gets a token of its own, cancelled with the experiment's: whatever cancels one run (its claim lost
     to another process, say) must not stop the whole experiment.
     """
-    agent = agent_for(config, runner.model_factory(config), list(runner.tools(config)))
+    agent = agent_for(config, runner.model(config), list(runner.tools(config)))
     agent.memory.turns = [Turn(t.question, t.answer) for t in item.turns]
     own = CancelToken()
     unlink = runner.cancel.on_cancel(own.cancel)

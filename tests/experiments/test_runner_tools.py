@@ -1,5 +1,5 @@
-"""The runner builds each configuration's tools once per run (not once per unit: building them scans the plugin
-entry points), shares them safely, and an unknown tool is still an error on each unit of its configuration."""
+"""The runner builds each configuration's tools and model once (not once per unit: the tools scan the plugin entry
+points, a client makes a TLS context), shares them, and an unknown tool is still an error on each of its units."""
 
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ from agent_core.experiments import (
 from agent_core.experiments.example_experiments import rule_model
 from agent_core.experiments.experiment_results import unit_results
 from agent_core.experiments.run_configs import tools_for
+from agent_core.models.chat_model import ChatModel
 from tests.experiments.helpers import file_store
 
 
-def test_tools_are_built_once_per_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tools_and_models_are_built_once_per_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[tuple[str, ...] | None] = []
 
     def counting(config: RunConfig) -> list[object]:
@@ -38,7 +39,14 @@ def test_tools_are_built_once_per_configuration(tmp_path: Path, monkeypatch: pyt
         RunConfig(name="bad", model="rules", tools=("no_such_tool",)),
     ]
     info = create_experiment(store, "adds", configs, concurrency=4, repeats=2)
-    ExperimentRunner(store, info.id, model_factory=rule_model).run()
+    asked: list[str] = []
+
+    def models(config: RunConfig) -> ChatModel:
+        asked.append(config.name)
+        return rule_model(config)
+
+    ExperimentRunner(store, info.id, model_factory=models).run()
+    assert sorted(asked) == ["all", "bad", "calc"]
     assert len(built) == 3 and set(built) == {None, ("calculator",), ("no_such_tool",)}
     units = unit_results(store, info.id)
     assert all(u.passed for u in units if u.config_index < 2) and len(units) == 36
