@@ -112,13 +112,14 @@ def wall_against_ideal(args: argparse.Namespace, workdir: Path) -> None:
 
 
 def unrecorded(args: argparse.Namespace, configs: list[RunConfig]) -> float:
-    """The same units, the same agent and HTTP calls, without a store (tools built once per configuration, as the
-    runner does)."""
+    """The same units, the same agent and HTTP calls, without a store (tools and model made once per configuration,
+    as the runner does)."""
     tools = {config.name: tools_for(config) for config in configs}
+    models = {config.name: openai_model(config) for config in configs}
 
     def one(unit: tuple[DatasetItem, RunConfig]) -> None:
         item, config = unit
-        list(agent_for(config, openai_model(config), list(tools[config.name])).run(item.question))
+        list(agent_for(config, models[config.name], list(tools[config.name])).run(item.question))
 
     units = [(i, c) for i in items(args.items) for c in configs]
     started = time.perf_counter()
