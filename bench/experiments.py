@@ -108,14 +108,18 @@ def wall_against_ideal(args: argparse.Namespace, workdir: Path) -> None:
     print(f"   wall {wall:.2f} s, ideal {ideal:.2f} s: ratio {wall / ideal:.2f} (target ≤ 1.3)")
     print(f"   unrecorded {bare:.2f} s: store overhead per item {(wall - bare) / bare:+.1%} (target ≤ 5%)")
     print(f"   CPU of this process: {cpu * 1000 / units:.0f} ms per unit, {cpu / wall:.0%} of a core on average")
+    print(f"   load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (load inflates all)")
 
 
 def unrecorded(args: argparse.Namespace, configs: list[RunConfig]) -> float:
-    """The same units, the same agent and HTTP calls, without a store."""
+    """The same units, the same agent and HTTP calls, without a store (tools and model made once per configuration,
+    as the runner does)."""
+    tools = {config.name: tools_for(config) for config in configs}
+    models = {config.name: openai_model(config) for config in configs}
 
     def one(unit: tuple[DatasetItem, RunConfig]) -> None:
         item, config = unit
-        list(agent_for(config, openai_model(config), tools_for(config)).run(item.question))
+        list(agent_for(config, models[config.name], list(tools[config.name])).run(item.question))
 
     units = [(i, c) for i in items(args.items) for c in configs]
     started = time.perf_counter()

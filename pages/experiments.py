@@ -8,6 +8,7 @@ from agent_core.experiments.comparison import changes
 from agent_core.experiments.datasets import list_datasets
 from agent_core.experiments.example_experiments import ensure_example, is_example
 from agent_core.experiments.experiment_exports import to_csv, to_json, to_junit
+from agent_core.experiments.experiment_html import experiment_html
 from agent_core.experiments.experiment_records import ExperimentNotFound, get_experiment, list_experiments
 from agent_core.experiments.experiment_results import config_summaries, unit_results
 from agent_core.views.formatting import format_timestamp
@@ -65,6 +66,8 @@ elif (
 ):
     experiment_run.start(store, info.id, experiment_run.sidebar_models(config))
 
+if info.judge is not None:
+    st.caption(te("exp.judge", model=info.judge.model, url=info.judge.base_url or "—"))
 units = unit_results(store, info.id)
 summaries = config_summaries(store, info, units)
 st.subheader(te("exp.summary"))
@@ -111,11 +114,14 @@ cells = {c.label: st.column_config.LinkColumn(c.label, display_text=experiment_t
 st.dataframe(experiment_tables.matrix_frame(info, units), hide_index=True, column_config=cells)
 
 st.subheader(te("exp.exports"))
-json_column, csv_column, junit_column = st.columns(3)
+json_column, csv_column, junit_column, html_column = st.columns(4)
 json_column.download_button(
     "JSON", to_json(info, summaries, units, found), f"{info.id}.json", "application/json", icon=":material/data_object:"
 )
 csv_column.download_button("CSV", to_csv(info, units), f"{info.id}.csv", "text/csv", icon=":material/table:")
 junit_column.download_button(
     "JUnit XML", to_junit(info, units), f"{info.id}.junit.xml", "application/xml", icon=":material/checklist:"
+)
+html_column.download_button(
+    "HTML", experiment_html(info, summaries, units, found), f"{info.id}.html", "text/html", icon=":material/html:"
 )

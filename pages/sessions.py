@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from agent_core.experiments.experiment_records import experiment_session_ids
 from agent_core.store.session_digest import session_digests
 from sparrow_ui.chat import example_sessions as examples
 from sparrow_ui.panels.session_cards import filter_bar, page_picker, session_card
@@ -12,11 +13,15 @@ from sparrow_ui.shell.sidebar import frame
 from sparrow_ui.shell.state import get_store
 from sparrow_ui.translations.i18n import t
 from sparrow_ui.translations.strings_demo import td
+from sparrow_ui.translations.strings_experiments import te
 
 frame()
 store = get_store()
 st.header(t("nav.sessions"))
 sessions = examples.own_sessions(store)
+items = experiment_session_ids(store) & {info.id for info in sessions}  # experiments' runs: hidden unless asked
+if items and not st.toggle(te("sessions.experiment_runs", count=len(items)), key="sessions_experiment_runs"):
+    sessions = [info for info in sessions if info.id not in items]
 if flash := st.session_state.pop("flash", None):
     st.success(flash, icon=":material/check:")
 if not sessions:

@@ -11,7 +11,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from agent_core.cli.common import EXIT_OK, open_store, subcommand
+from agent_core.cli.common import EXIT_OK, CliError, open_store, subcommand
 from agent_core.cli.eval_run import add_run_options, cmd_resume, cmd_run, eval_errors
 from agent_core.experiments import (
     ExperimentNotFound,
@@ -23,11 +23,12 @@ from agent_core.experiments import (
     read_dataset_file,
     to_jsonl,
 )
-from agent_core.experiments.comparison import changes
+from agent_core.experiments.comparison import Change, changes
 from agent_core.experiments.experiment_exports import to_json
-from agent_core.experiments.experiment_records import list_experiments
-from agent_core.experiments.experiment_report import changes_text, summary_table, table
-from agent_core.experiments.experiment_results import config_summaries, unit_results
+from agent_core.experiments.experiment_html import experiment_html
+from agent_core.experiments.experiment_records import ExperimentInfo, list_experiments
+from agent_core.experiments.experiment_report import changes_text, judge_text, summary_table, table
+from agent_core.experiments.experiment_results import ConfigSummary, UnitResult, config_summaries, unit_results
 from agent_core.store import SessionStore
 from agent_core.views.formatting import format_timestamp
 
@@ -54,6 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     shown = subcommand(sub, "show", "one experiment's results per configuration", cmd_show)
     shown.add_argument("experiment")
     shown.add_argument("--json", action="store_true", help="the whole experiment as JSON (every item)")
+    shown.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report of it to FILE")
     compared = subcommand(sub, "compare", "regressions and fixes of experiment B against experiment A", cmd_compare)
     compared.add_argument("a", help="the baseline experiment")
     compared.add_argument("b", help="the experiment compared with it")
@@ -110,23 +112,39 @@ def cmd_show(args: argparse.Namespace) -> int:
     store = open_store(args)
     with eval_errors():
         print(show_text(store, args.experiment, as_json=args.json))
+        if args.html:
+            try:
+                Path(args.html).write_text(experiment_html(*gathered(store, args.experiment)), encoding="utf-8")
+            except OSError as exc:
+                raise CliError(f"cannot write {args.html}: {exc.strerror or exc}") from None
+            print(f"wrote {args.html}", file=sys.stderr)
     return EXIT_OK
 
 
-def show_text(store: SessionStore, experiment_id: str, *, as_json: bool) -> str:
-    """What ``eval show`` prints."""
+def gathered(
+    store: SessionStore, experiment_id: str
+) -> tuple[ExperimentInfo, list[ConfigSummary], list[UnitResult], list[Change]]:
+    """An experiment, its per-configuration figures, its units and its changes against its baseline (if any)."""
     info = get_experiment(store, experiment_id)
     units = unit_results(store, info.id)
     summaries = config_summaries(store, info, units)
-    found = []
+    found: list[Change] = []
     if info.baseline_id is not None:
         with contextlib.suppress(ExperimentNotFound):
             baseline = get_experiment(store, info.baseline_id)
             found = changes(baseline, unit_results(store, baseline.id), info, units)
+    return info, summaries, units, found
+
+
+def show_text(store: SessionStore, experiment_id: str, *, as_json: bool) -> str:
+    """What ``eval show`` prints."""
+    info, summaries, units, found = gathered(store, experiment_id)
     if as_json:
         return to_json(info, summaries, units, found)
     head = f"{info.name} ({info.id}) · {info.status} · dataset {info.dataset_id} · {info.repeats} repeat(s)"
     parts = [head, summary_table(summaries)]
+    if (judged := judge_text(info)) is not None:
+        parts.insert(1, judged)
     if info.baseline_id is not None:
         parts.append(f"against {info.baseline_id}:\n{changes_text(found)}")
     return "\n\n".join(parts)

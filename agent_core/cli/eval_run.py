@@ -42,10 +42,9 @@ from agent_core.experiments.experiment_records import ExperimentInfo
 from agent_core.experiments.experiment_report import changes_text, summary_table
 from agent_core.experiments.experiment_results import config_summaries, unit_results
 from agent_core.experiments.job_queue import QUEUE_NAME, QueueError, enqueue_experiment
-from agent_core.experiments.run_configs import ConfigFileError, read_configs
+from agent_core.experiments.run_configs import ConfigFileError, check_config, read_configs
 from agent_core.experiments.scorer_registry import load_scorers
 from agent_core.guards.limits import CancelToken
-from agent_core.models import OpenAIChatModel
 from agent_core.models.openai_compat import DEFAULT_MODEL
 from agent_core.store import SessionStore
 from agent_core.store.database import database_url
@@ -66,6 +65,11 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("dataset", help="dataset id or name (its newest version)")
     run.add_argument("--model", action="append", help="a model to run (repeat for several configurations)")
     run.add_argument("--base-url", help="OpenAI-compatible base URL for --model (default: $OPENAI_BASE_URL)")
+    run.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        help="the variable holding --model's key (a *_KEY name; OPENAI_API_KEY goes only to OPENAI_BASE_URL)",
+    )
     run.add_argument("--protocol", choices=sorted(PROTOCOLS), default="react", help="protocol for --model")
     run.add_argument("--temperature", type=float, default=0.0)
     run.add_argument("--max-steps", type=int, default=10)
@@ -101,11 +105,26 @@ def configs_of(args: argparse.Namespace) -> list[RunConfig]:
                     max_steps=args.max_steps,
                     tools=tools,
                     system_prompt=args.system_prompt,
+                    api_key_env=args.api_key_env,
                 )
             )
+        for config in configs:
+            check_config(config)  # the key's variable and the base URL, before anything is stored
     except (ConfigFileError, ValueError) as exc:
         raise CliError(str(exc).splitlines()[0] if not isinstance(exc, ConfigFileError) else str(exc)) from None
     return configs
+
+
+def judge_of(args: argparse.Namespace) -> RunConfig | None:
+    """The judge ``--judge-model`` names, on the ``--base-url`` endpoint (None: $SPARROW_JUDGE_MODEL at run time)."""
+    if not args.judge_model:
+        return None
+    try:
+        judge = RunConfig(name="judge", model=args.judge_model, base_url=args.base_url, api_key_env=args.api_key_env)
+        check_config(judge)
+        return judge
+    except ValueError as exc:
+        raise CliError(f"--judge-model: {str(exc).splitlines()[0]}") from None
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -124,6 +143,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             baseline=args.baseline,
             queue=QUEUE_NAME if args.queue else None,
+            judge=judge_of(args),
         )
         print(f"experiment: {info.id}", file=sys.stderr, flush=True)
         return run_and_report(store, info, args)
@@ -143,12 +163,10 @@ def run_and_report(store: SessionStore, info: ExperimentInfo, args: argparse.Nam
     if info.queue:
         return _queued(store, info, args)
     cancel = CancelToken()
-    judge = getattr(args, "judge_model", None)
-    judge_model = OpenAIChatModel(judge, base_url=getattr(args, "base_url", None)) if judge else None
     printer = ProgressPrinter()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     try:
-        ExperimentRunner(store, info.id, judge_model=judge_model, on_progress=printer, cancel=cancel).run()
+        ExperimentRunner(store, info.id, on_progress=printer, cancel=cancel).run()
     finally:
         signal.signal(signal.SIGINT, previous)
         printer.end()

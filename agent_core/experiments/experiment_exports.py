@@ -41,6 +41,9 @@ def summary_dict(summary: ConfigSummary) -> dict[str, Any]:
         "errors": summary.errors,
         "pass_rate": summary.pass_rate,
         "interval95": list(interval) if interval else None,
+        "k": summary.k,
+        "pass_at_k": summary.pass_at_k,
+        "consistency": summary.consistency,
         "mean_score": summary.mean_score,
         "cost": summary.cost,
         "cost_per_item": summary.cost_per_item,
@@ -88,6 +91,7 @@ def to_json(
             "repeats": info.repeats,
             "baseline": info.baseline_id,
             "configs": [c.model_dump(mode="json") for c in info.configs],
+            "judge": info.judge.model_dump(mode="json") if info.judge else None,
         },
         "summary": [summary_dict(s) for s in summaries],
         "changes": [

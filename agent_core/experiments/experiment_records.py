@@ -45,6 +45,8 @@ class ExperimentInfo:
     created_at: float
     finished_at: float | None
     queue: str | None = None
+    judge: RunConfig | None = None
+    """The model that grades ``judge`` checks, recorded with the configurations (None: no judge)."""
 
     @classmethod
     def of(cls, row: ExperimentRow) -> ExperimentInfo:
@@ -63,6 +65,7 @@ class ExperimentInfo:
             row.created_at,
             row.finished_at,
             row.queue,
+            RunConfig.model_validate(row.judge) if row.judge else None,
         )
 
 
@@ -76,8 +79,11 @@ def create_experiment(
     concurrency: int = 4,
     baseline: str | None = None,
     queue: str | None = None,
+    judge: RunConfig | None = None,
 ) -> ExperimentInfo:
-    """A new experiment of the actor's on dataset ``dataset`` (id or name); nothing runs yet."""
+    """A new experiment of the actor's on dataset ``dataset`` (id or name); nothing runs yet.
+
+    ``judge``: the model that grades ``judge`` checks, recorded with the configurations."""
     store.actor.check_writable()
     info = get_dataset(store, dataset)
     if not configs:
@@ -96,6 +102,7 @@ def create_experiment(
         owner=store.actor.owner,
         created_at=time.time(),
         queue=queue,
+        judge=judge.model_dump(mode="json") if judge else None,
     )
     with Session(writer(store.engine), expire_on_commit=False) as db:
         db.add(row)
@@ -135,6 +142,14 @@ def set_status(store: SessionStore, experiment_id: str, status: str) -> None:
         db.commit()
 
 
+def record_judge(store: SessionStore, experiment_id: str, judge: RunConfig) -> None:
+    """Record the judge an experiment's checks are graded by (when it was given at run time, not at creation)."""
+    with Session(writer(store.engine)) as db:
+        values = {"judge": judge.model_dump(mode="json")}
+        db.exec(update(ExperimentRow).where(col(ExperimentRow.id) == experiment_id).values(**values))
+        db.commit()
+
+
 def delete_experiment(store: SessionStore, experiment_id: str) -> None:
     """Delete an experiment and its scores (the sessions its items ran in stay, as ordinary sessions)."""
     get_experiment(store, experiment_id)
@@ -142,6 +157,13 @@ def delete_experiment(store: SessionStore, experiment_id: str) -> None:
     with Session(writer(store.engine)) as db:
         db.exec(delete(ExperimentRow).where(col(ExperimentRow.id) == experiment_id))
         db.commit()
+
+
+def experiment_session_ids(store: SessionStore) -> set[str]:
+    """The sessions experiments ran their items in (the Sessions page hides them unless asked)."""
+    query = select(ResultRow.session_id).where(col(ResultRow.session_id).is_not(None)).distinct()
+    with Session(store.engine) as db:
+        return {str(session_id) for session_id in db.exec(query)}
 
 
 def finished_units(store: SessionStore, experiment_id: str) -> set[tuple[int, int, int]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent_core.experiments.comparison import Change
+from agent_core.experiments.experiment_records import ExperimentInfo
 from agent_core.experiments.experiment_results import ConfigSummary
 from agent_core.views.formatting import format_cost, format_duration
 
@@ -45,9 +46,26 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
 
 
+def repeat_cells(summary: ConfigSummary) -> tuple[str, str]:
+    """(pass@k, consistency) as text: ``—`` when not known."""
+    return _rate(summary.pass_at_k), _rate(summary.consistency)
+
+
 def summary_table(summaries: Sequence[ConfigSummary]) -> str:
-    """The per-configuration table."""
-    return table(HEADER, summary_rows(summaries))
+    """The per-configuration table; with repeats (k > 1) pass@k and consistency follow the pass rate."""
+    k = max((s.k for s in summaries), default=1)
+    if k <= 1:
+        return table(HEADER, summary_rows(summaries))
+    header = (*HEADER[:2], f"pass@{k}", "consistency", *HEADER[2:])
+    rows = [(*row[:2], *repeat_cells(s), *row[2:]) for row, s in zip(summary_rows(summaries), summaries, strict=True)]
+    return table(header, rows)
+
+
+def judge_text(info: ExperimentInfo) -> str | None:
+    """``judge: MODEL`` (with its endpoint when it has one); None without a judge."""
+    if info.judge is None:
+        return None
+    return f"judge: {info.judge.model}" + (f" at {info.judge.base_url}" if info.judge.base_url else "")
 
 
 def changes_text(found: Sequence[Change]) -> str:

@@ -78,6 +78,12 @@ class ConfigSummary:
     p50_ms: float | None
     p95_ms: float | None
     failures: dict[str, int] = field(default_factory=dict)
+    k: int = 1
+    """Samples per item (the experiment's repeats)."""
+    pass_at_k: float | None = None
+    """With k > 1: the unbiased pass@k estimate, averaged over items (None with one repeat)."""
+    consistency: float | None = None
+    """With k > 1: the share of items whose samples all agree (all passed or all failed)."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -104,6 +110,28 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float] |
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k estimate of one item from ``n`` samples with ``c`` passes: 1 - C(n-c, k) / C(n, k)."""
+    if n <= 0 or k <= 0:
+        raise ValueError("pass@k needs at least one sample and k ≥ 1")
+    k = min(k, n)
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def repeat_figures(units: Sequence[UnitResult], k: int) -> tuple[float | None, float | None]:
+    """(mean pass@k, consistency) over the items of ``units`` (one configuration's final units); None for k = 1."""
+    if k <= 1:
+        return None, None
+    samples: dict[int, list[bool]] = {}
+    for unit in units:
+        samples.setdefault(unit.position, []).append(bool(unit.passed))
+    if not samples:
+        return None, None
+    estimates = [pass_at_k(len(s), sum(s), k) for s in samples.values()]
+    agreeing = sum(1 for s in samples.values() if all(s) or not any(s))
+    return sum(estimates) / len(estimates), agreeing / len(samples)
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -225,13 +253,16 @@ def config_summaries(store: SessionStore, info: ExperimentInfo, units: Sequence[
         broken: dict[int, dict[str, int]] = {}
         for index, failure, count in db.exec(failures):
             broken.setdefault(int(index), {})[str(failure)] = int(count)
-    return [_summary(i, c.label, counts.get(i), broken.get(i, {}), units) for i, c in enumerate(info.configs)]
+    return [
+        _summary(i, c.label, counts.get(i), broken.get(i, {}), units, info.repeats) for i, c in enumerate(info.configs)
+    ]
 
 
 def _summary(
-    index: int, label: str, counts: Any, failures: dict[str, int], units: Sequence[UnitResult]
+    index: int, label: str, counts: Any, failures: dict[str, int], units: Sequence[UnitResult], k: int
 ) -> ConfigSummary:
     mine = [u for u in units if u.config_index == index and u.state in ("done", "error")]
+    at_k, consistency = repeat_figures(mine, k)
     latencies = [u.latency_ms for u in mine if u.latency_ms is not None]
     steps = [u.steps for u in mine if u.steps is not None]
     _, total, passed, errors, mean_score, cost = counts if counts is not None else (index, 0, 0, 0, None, None)
@@ -248,4 +279,7 @@ def _summary(
         p50_ms=percentile(latencies, 0.5),
         p95_ms=percentile(latencies, 0.95),
         failures=dict(sorted(failures.items(), key=lambda kv: -kv[1])),
+        k=k,
+        pass_at_k=at_k,
+        consistency=consistency,
     )

@@ -27,6 +27,7 @@ from agent_core.experiments.experiment_records import (
     finished_units,
     get_experiment,
     outcome,
+    record_judge,
     set_status,
     start_unit,
 )
@@ -35,12 +36,12 @@ from agent_core.experiments.judge import recorded_judge
 from agent_core.experiments.run_configs import ModelFactory, RunConfig, agent_for, openai_model, tools_for
 from agent_core.experiments.scores import RunFacts, Score, ScoringContext, failure_of
 from agent_core.guards.limits import CancelToken
-from agent_core.models import OpenAIChatModel
 from agent_core.models.chat_model import ChatModel
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.store.run_owners import this_process
+from agent_core.tools import Tool
 
 log = logging.getLogger(__name__)
 JUDGE_ENV = "SPARROW_JUDGE_MODEL"
@@ -87,7 +88,10 @@ class Pace:
 
 @dataclass
 class ExperimentRunner:
-    """Runs an experiment's missing units and scores them; ``run()`` returns the final Progress."""
+    """Runs an experiment's missing units and scores them; ``run()`` returns the final Progress.
+
+    ``model_factory`` is asked once per configuration: its model serves every unit of that configuration,
+    concurrently (``OpenAIChatModel`` and the fakes are safe to share; keep per-run state out of a custom one)."""
 
     store: SessionStore
     experiment_id: str
@@ -98,10 +102,34 @@ class ExperimentRunner:
     prices: PriceTable = DEFAULT_TABLE
     pace: Pace = field(default_factory=Pace)
     worker: str = field(default_factory=this_process)
+    _tools: dict[tuple[str, ...] | None, list[Tool] | ValueError] = field(default_factory=dict, init=False, repr=False)
+    _tools_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _models: dict[RunConfig, ChatModel] = field(default_factory=dict, init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        if self.judge_model is None and os.environ.get(JUDGE_ENV):  # workers get theirs from the environment
-            self.judge_model = OpenAIChatModel(os.environ[JUDGE_ENV])
+    def model(self, config: RunConfig) -> ChatModel:
+        """``config``'s model, made once per runner and shared by its units (a client costs ~30 ms of CPU to make:
+        TLS context, connection pool); a factory that raises is asked again by the next unit."""
+        with self._tools_lock:
+            found = self._models.get(config)
+        if found is None:
+            found = self.model_factory(config)
+            with self._tools_lock:
+                found = self._models.setdefault(config, found)
+        return found
+
+    def tools(self, config: RunConfig) -> list[Tool]:
+        """The tools ``config`` enables, built once per run of the runner (building scans the plugin entry points:
+        tens of milliseconds of CPU, more than the store's share of a unit); ValueError for an unknown one."""
+        with self._tools_lock:
+            if config.tools not in self._tools:
+                try:
+                    self._tools[config.tools] = tools_for(config)
+                except ValueError as exc:
+                    self._tools[config.tools] = exc
+            found = self._tools[config.tools]
+        if isinstance(found, ValueError):
+            raise found
+        return found
 
     def run(self, units: Iterable[Unit] | None = None) -> Progress:
         """Run every unit without a final result (or just ``units``), ``concurrency`` at a time."""
@@ -109,6 +137,8 @@ class ExperimentRunner:
         items = dataset_items(self.store, info.dataset_id)
         todo = [u for u in (units if units is not None else all_units(info, len(items)))]
         done = finished_units(self.store, info.id)
+        if any(check.judge is not None for item in items for check in item.checks):
+            self._use_judge(info)
         self.progress = Progress.start(info, len(items), self.store)
         set_status(self.store, info.id, "running")
         with ThreadPoolExecutor(max_workers=info.concurrency, thread_name_prefix="experiment") as pool:
@@ -120,6 +150,17 @@ class ExperimentRunner:
         set_status(self.store, info.id, status)
         self._report()
         return self.progress
+
+    def _use_judge(self, info: ExperimentInfo) -> None:
+        """The judge: the one given, else the experiment's recorded one, else $SPARROW_JUDGE_MODEL (then recorded)."""
+        config = info.judge
+        if config is None:
+            name = os.environ.get(JUDGE_ENV) if self.judge_model is None else self.judge_model.name
+            config = RunConfig(name="judge", model=name) if name else None
+            if config is not None:
+                record_judge(self.store, info.id, config)
+        if self.judge_model is None and config is not None:
+            self.judge_model = self.model_factory(config)
 
     def _unit(self, info: ExperimentInfo, items: list[DatasetItem], unit: Unit) -> None:
         position, config_index, repeat = unit
@@ -173,7 +214,7 @@ def run_item(runner: ExperimentRunner, session_id: str, item: DatasetItem, confi
     The run gets a token of its own, cancelled with the experiment's: whatever cancels one run (its claim lost
     to another process, say) must not stop the whole experiment.
     """
-    agent = agent_for(config, runner.model_factory(config), tools_for(config))
+    agent = agent_for(config, runner.model(config), list(runner.tools(config)))
     agent.memory.turns = [Turn(t.question, t.answer) for t in item.turns]
     own = CancelToken()
     unlink = runner.cancel.on_cancel(own.cancel)

@@ -69,6 +69,8 @@ class ExperimentRow(SQLModel, table=True):
     finished_at: float | None = None
     queue: str | None = Field(default=None, max_length=40)
     """Set when the items are handed to workers through a job queue (``worker``); None: run in this process."""
+    judge: dict[str, Any] | None = Field(default=None, sa_type=JSON)
+    """The model that grades ``judge`` checks, as a configuration (``RunConfig.model_dump``); None: no judge."""
 
 
 class ResultRow(SQLModel, table=True):

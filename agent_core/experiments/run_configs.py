@@ -1,7 +1,8 @@
 """An experiment's configurations: model, endpoint, protocol, temperature, step limit, tools, system prompt.
 
 A configuration never holds a secret: the API key is read from the environment variable it names
-(``api_key_env``, default ``OPENAI_API_KEY``) when the run starts. TOML files give one configuration as
+(``api_key_env``, default ``OPENAI_API_KEY``) when the run starts; which variables it may name and where their
+key may go is ``config_policy``'s to say. TOML files give one configuration as
 top-level keys, or several as ``[[config]]`` tables::
 
     [[config]]
@@ -16,7 +17,6 @@ top-level keys, or several as ``[[config]]`` tables::
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agent_core.engine.agent import Agent
 from agent_core.engine.protocols import PROTOCOLS
+from agent_core.experiments.config_policy import ConfigFileError, checked_connection, key_env_problem
 from agent_core.experiments.items import problems_of
 from agent_core.models import OpenAIChatModel
 from agent_core.models.chat_model import ChatModel
@@ -34,10 +35,6 @@ from agent_core.tools import Tool
 
 ModelFactory = Callable[["RunConfig"], ChatModel]
 """Makes the chat model a configuration names (tests and the example pass fakes)."""
-
-
-class ConfigFileError(ValueError):
-    """A configuration file or option that cannot be used (one sentence per problem)."""
 
 
 class RunConfig(BaseModel):
@@ -78,8 +75,20 @@ class RunConfig(BaseModel):
 
 
 def openai_model(config: RunConfig) -> ChatModel:
-    """The OpenAI-compatible model of ``config`` (its key from the variable it names)."""
-    return OpenAIChatModel(config.model, base_url=config.base_url, api_key=os.environ.get(config.api_key_env))
+    """The OpenAI-compatible model of ``config``, its key and URL as ``config_policy`` allows (else ConfigFileError)."""
+    connection = checked_connection(config.base_url, config.api_key_env, config.label)
+    return OpenAIChatModel(
+        config.model,
+        base_url=connection.base_url,
+        api_key=connection.api_key,
+        use_environment=False,
+        address_policy=connection.address_policy,
+    )
+
+
+def check_config(config: RunConfig) -> None:
+    """ConfigFileError (one sentence) when ``config``'s key variable or base URL is refused."""
+    checked_connection(config.base_url, config.api_key_env, config.label)
 
 
 def tools_for(config: RunConfig) -> list[Tool]:
@@ -116,9 +125,13 @@ def parse_configs(text: str, source: str = "the configuration") -> list[RunConfi
     out, problems = [], []
     for number, table in enumerate(tables, start=1):
         try:
-            out.append(RunConfig.model_validate(table))
+            config = RunConfig.model_validate(table)
         except ValidationError as exc:
             problems.extend(problems_of(exc, f"{source}, config {number}"))
+            continue
+        if (problem := key_env_problem(config.api_key_env)) is not None:
+            problems.append(f"{source}, config {number}: {problem}")
+        out.append(config)
     if problems:
         raise ConfigFileError("\n".join(problems))
     return out

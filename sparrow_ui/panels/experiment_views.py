@@ -35,6 +35,7 @@ def summary_frame(summaries: Sequence[ConfigSummary]) -> pd.DataFrame:
                 te("col.config"): s.label,
                 te("col.pass_rate"): f"{s.passed}/{s.units} ({_rate(s.pass_rate)})",
                 te("col.interval"): "—" if low is None else f"{low:.0%} – {high:.0%}",
+                **_repeat_columns(s),
                 te("col.score"): None if s.mean_score is None else round(s.mean_score, 3),
                 te("col.cost"): format_cost(s.cost),
                 te("col.cost_item"): format_cost(s.cost_per_item),
@@ -46,6 +47,13 @@ def summary_frame(summaries: Sequence[ConfigSummary]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def _repeat_columns(summary: ConfigSummary) -> dict[str, str]:
+    """pass@k and consistency, only with repeats (k > 1)."""
+    if summary.k <= 1:
+        return {}
+    return {f"pass@{summary.k}": _rate(summary.pass_at_k), te("col.consistency"): _rate(summary.consistency)}
 
 
 def changes_frame(found: Sequence[Change]) -> pd.DataFrame:

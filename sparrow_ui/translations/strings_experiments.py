@@ -75,6 +75,15 @@ STRINGS: dict[str, dict[str, str]] = {
     "col.config": {"en": "Configuration", "zh": "配置"},
     "col.pass_rate": {"en": "Pass rate", "zh": "通过率"},
     "col.interval": {"en": "95% interval", "zh": "95% 区间"},
+    "exp.judge": {
+        "en": "Judge model (grades the judge checks): `{model}` · endpoint `{url}`",
+        "zh": "评审模型（为 judge 检查评分）：`{model}` · 端点 `{url}`",
+    },
+    "sessions.experiment_runs": {
+        "en": "Show the {count} sessions experiments ran their items in",
+        "zh": "显示实验运行条目所用的 {count} 个会话",
+    },
+    "col.consistency": {"en": "Consistency", "zh": "一致性"},
     "col.score": {"en": "Mean score", "zh": "平均得分"},
     "col.cost": {"en": "Cost", "zh": "费用"},
     "col.cost_item": {"en": "Cost / item", "zh": "每条费用"},

@@ -51,6 +51,8 @@ def test_a_first_visit_shows_the_finished_example_with_its_regressions() -> None
     assert len(matrix) == 20 and list(matrix.columns)[2:] == ["ReAct · 2 steps", "tools · 2 steps"]
     cell = matrix.iloc[0]["ReAct · 2 steps"]
     assert cell.startswith("/traces?session=ses_") and "#❌" in cell  # multiply needs 3 steps
+    downloads = [b.proto.label for b in at.get("download_button")]
+    assert downloads == ["JSON", "CSV", "JUnit XML", "HTML"]
 
 
 def test_an_experiment_started_on_the_page_runs_and_shows_its_results(fake_llm: FakeOpenAIServer) -> None:
