@@ -22,7 +22,7 @@ from sqlalchemy.engine import URL
 from agent_core.store.memory_index import create_sqlite_fts, has_fts
 from agent_core.store.tables import TABLES, MemoryRow, SchemaRow
 
-HEAD_REVISION = "0007_owner_issuer"
+HEAD_REVISION = "0008_experiment_judge"
 """The newest revision in ``migrations/`` (a test holds it to Alembic's own head): a database at it opens without
 importing Alembic, which takes about half a second."""
 VERSION_TABLE = "sparrow_alembic_version"
