@@ -37,7 +37,7 @@ _CSS = """
 """
 
 _SCROLL = """
-<script>
+<script data-sparrow>
 (function () {
   const box = document.querySelector('.st-key-trace-column');
   if (!box) return;
@@ -68,7 +68,7 @@ def scroll_trace_to(step_index: int, token: str) -> None:
 
 
 _TOP = """
-<script>
+<script data-sparrow>
 /* %s */
 (function () {
   // A page with a chat input pinned to its bottom scrolls in Streamlit's stick-to-bottom box, which starts out
@@ -99,7 +99,7 @@ _TOP = """
 </script>
 """
 _FOLLOW = """
-<script>
+<script data-sparrow>
 /* %s */
 (function () {
   // A run just went live: its question and answer are at the bottom, where the stick-to-bottom box follows them.
