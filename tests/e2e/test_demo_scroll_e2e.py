@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +18,9 @@ from agent_core.examples import open_example
 from agent_core.store import SessionStore
 from agent_core.store.session_file import export_session
 from tests.e2e.conftest import ARTIFACTS, open_page, wait_for_app
-from tests.e2e.test_demo_e2e import no_key_app, tab
+from tests.e2e.test_demo_e2e import demo_store, no_key_app, tab
 
-__all__ = ["no_key_app"]  # the fixture, shared with the other demo tests
+__all__ = ["demo_store", "no_key_app"]  # the fixture, shared with the other demo tests
 SIZES = [(1280, 720), (1440, 900)]
 _SCROLLED = (  # how far the page is scrolled: the window, stMain, or (a page with a chat input) its stick-to-bottom box
     "() => Math.max(scrollY, ...['stMain', 'stAppScrollToBottomContainer']"
@@ -39,14 +38,6 @@ _SCROLL_RANGE = """(ms) => new Promise((done) => {
   };
   requestAnimationFrame(frame);
 })""".replace("SCROLLED", _SCROLLED)
-
-
-@pytest.fixture
-def demo_store(no_key_app: tuple[str, Path]) -> Iterator[SessionStore]:
-    """The no-key app's store, opened for one test and closed after it."""
-    store = SessionStore.open(f"sqlite:///{no_key_app[1] / 'sparrow.db'}")
-    yield store
-    store.close()
 
 
 def _at_top(page: Any, heading: Any, view: str, size: str) -> None:

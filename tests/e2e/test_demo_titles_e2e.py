@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +20,9 @@ from playwright.sync_api import expect
 from agent_core.examples import open_example
 from agent_core.store import SessionStore
 from tests.e2e.conftest import ARTIFACTS, wait_for_app
-from tests.e2e.test_demo_e2e import no_key_app, tab
+from tests.e2e.test_demo_e2e import demo_store, no_key_app, tab
 
-__all__ = ["no_key_app"]  # the fixture, shared with the other demo tests
+__all__ = ["demo_store", "no_key_app"]  # the fixture, shared with the other demo tests
 SIZES = [(1280, 720), (1440, 900)]
 LONG = "What is 123 times 456, and how many days are there from 2026-12-01 to the end of the year?"
 _CUT_WITHOUT_TITLE = """() => {
@@ -35,14 +34,6 @@ _CUT_WITHOUT_TITLE = """() => {
   return cut.filter((e) => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1 && e.title !== text(e))
     .map(text);
 }"""
-
-
-@pytest.fixture
-def demo_store(no_key_app: tuple[str, Path]) -> Iterator[SessionStore]:
-    """The no-key app's store, opened for one test and closed after it."""
-    store = SessionStore.open(f"sqlite:///{no_key_app[1] / 'sparrow.db'}")
-    yield store
-    store.close()
 
 
 def _shows_full_text(page: Any, picker: Any, full: str) -> None:
