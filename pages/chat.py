@@ -15,7 +15,7 @@ from sparrow_ui.chat.page_parts import empty_state, question_box, run_buttons, t
 from sparrow_ui.chat.run_control import active_run, start_queued
 from sparrow_ui.chat.session_controls import session_controls
 from sparrow_ui.elements.imported_mark import imported_mark
-from sparrow_ui.shell.layout import page_style
+from sparrow_ui.shell.layout import follow_run, open_at_top, page_style
 from sparrow_ui.shell.session_view import session_view
 from sparrow_ui.shell.sidebar import frame
 from sparrow_ui.shell.state import current_session_id, get_store, live_runs, open_session, selected_turn
@@ -25,6 +25,7 @@ config = frame()
 page_style()
 store = get_store()
 session_id = current_session_id()
+open_at_top(session_id or "new")  # its heading, banner or message in view (drawn on every run: nothing shifts)
 try:
     view = session_view(store, session_id)
 except SessionNotFound:
@@ -36,6 +37,7 @@ except SessionNotFound:
 live = active_run(store, session_id) if store.actor.shared_upto is None else None
 if live is None and session_id and start_queued(store, session_id, config):
     st.rerun()  # the question that waited for the last run starts now
+follow_run(live.run_id if live else None)  # drawn on every run too
 view, transcript, live_seen = live_view(store, view, live) if live else (view, view.transcript, 0)
 turns = transcript.turns
 shown = transcript.turn(live.run_id) if live else selected_turn(turns)

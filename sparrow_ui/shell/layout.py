@@ -1,5 +1,6 @@
 """Page layout that Streamlit's layout primitives cannot say alone: a trace column that stays in view, the
-selected turn's highlight, the step status chips, and wrapping code at projector width.
+selected turn's highlight, the step status chips, wrapping code at projector width, and a Chat page that opens at
+its top.
 
 The CSS targets only the ``st-key-<key>`` class Streamlit gives a keyed container (public API) and the
 ``data-testid`` of columns and code blocks; it is a fixed string, never built from model or user text.
@@ -36,7 +37,7 @@ _CSS = """
 """
 
 _SCROLL = """
-<script>
+<script data-sparrow>
 (function () {
   const box = document.querySelector('.st-key-trace-column');
   if (!box) return;
@@ -64,3 +65,64 @@ def scroll_trace_to(step_index: int, token: str) -> None:
     index = step_index if step_index >= 0 else 9999
     safe = re.sub(r"[^A-Za-z0-9_-]", "", token)[:80]  # run ids of imported sessions are not to be trusted
     st.html(f"<!-- {safe} -->" + _SCROLL % index, unsafe_allow_javascript=True)
+
+
+_TOP = """
+<script data-sparrow>
+/* %s */
+(function () {
+  // A page with a chat input pinned to its bottom scrolls in Streamlit's stick-to-bottom box, which starts out
+  // "sticky" and follows the content down as it is drawn. Scrolling it up once the content no longer grows ends
+  // that: the page stays at its top (and follows again when the user scrolls to the bottom).
+  const box = document.querySelector('[data-testid="stAppScrollToBottomContainer"]');
+  if (!box) return;
+  const kinds = ['wheel', 'touchstart', 'keydown', 'pointerdown'];
+  let touched = false;
+  const touch = (event) => { if (event.isTrusted) touched = true; };
+  kinds.forEach((kind) => window.addEventListener(kind, touch, {capture: true}));
+  const runs = window.sparrowRunsFollowed || 0;
+  const began = Date.now();
+  let height = -1, still = 0;
+  const timer = setInterval(() => {
+    // until the user acts, a run is followed, or the page stood still at its top for a second (at most 15 s)
+    const done = touched || (window.sparrowRunsFollowed || 0) !== runs || still >= 20 || Date.now() - began > 15000;
+    if (done) {
+      clearInterval(timer);
+      kinds.forEach((kind) => window.removeEventListener(kind, touch, {capture: true}));
+      return;
+    }
+    still = box.scrollTop === 0 && box.scrollHeight === height ? still + 1 : 0;
+    height = box.scrollHeight;
+    if (box.scrollTop > 0) box.scrollTop = 0;
+  }, 50);
+})();
+</script>
+"""
+_FOLLOW = """
+<script data-sparrow>
+/* %s */
+(function () {
+  // A run just went live: its question and answer are at the bottom, where the stick-to-bottom box follows them.
+  const box = document.querySelector('[data-testid="stAppScrollToBottomContainer"]');
+  if (!box || !%s) return;
+  window.sparrowRunsFollowed = (window.sparrowRunsFollowed || 0) + 1;
+  box.scrollTop = box.scrollHeight;
+})();
+</script>
+"""
+
+
+def open_at_top(token: str) -> None:
+    """Scroll the Chat page to its top whenever ``token`` (the session shown; none: a new chat) changes in this tab.
+
+    Drawn on every run at the same place, so the page's elements never shift (a conditional element here once
+    left a stale Stop button behind a live run); the browser runs the script again only when its text changes.
+    """
+    safe = re.sub(r"[^A-Za-z0-9_-]", "", token)[:80]
+    st.html(_TOP % safe, unsafe_allow_javascript=True)
+
+
+def follow_run(run_id: str | None) -> None:
+    """Scroll the Chat page to its bottom when a run goes live (drawn on every run at the same place, too)."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "", run_id or "")[:80]
+    st.html(_FOLLOW % (safe, "true" if safe else "false"), unsafe_allow_javascript=True)

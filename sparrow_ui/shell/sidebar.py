@@ -9,6 +9,7 @@ from agent_core.models.endpoints import OPENAI_API, EndpointPolicy
 from agent_core.models.providers import PROVIDERS, Provider, provider
 from sparrow_ui.access.auth import read_only
 from sparrow_ui.access.sign_in import gate
+from sparrow_ui.elements.full_text import full_text_on_hover
 from sparrow_ui.elements.widgets import translated_radio
 from sparrow_ui.shell import settings
 from sparrow_ui.shell.endpoint_config import endpoint_policy
@@ -29,6 +30,7 @@ def frame() -> ModelConfig:
     through_app()
     gate(shared_store())
     language_picker()
+    full_text_on_hover()
     return VIEW_ONLY if read_only() else model_settings()
 
 

@@ -42,6 +42,14 @@ def no_key_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
         log.close()
 
 
+@pytest.fixture
+def demo_store(no_key_app: tuple[str, Path]) -> Iterator[SessionStore]:
+    """The no-key app's store, opened for one test and closed after it (the app keeps its own)."""
+    store = SessionStore.open(f"sqlite:///{no_key_app[1] / 'sparrow.db'}")
+    yield store
+    store.close()
+
+
 def tab(browser: Any, width: int, height: int) -> Any:
     context = browser.new_context(viewport={"width": width, "height": height})
     context.set_default_timeout(20_000)
@@ -87,11 +95,10 @@ def progress(page: Any) -> str:
 
 
 def test_a_shared_link_presents_the_session_and_the_keys_step_through_it(
-    browser: Any, no_key_app: tuple[str, Path]
+    browser: Any, no_key_app: tuple[str, Path], demo_store: SessionStore
 ) -> None:
-    url, data_dir = no_key_app
-    store = SessionStore.open(f"sqlite:///{data_dir / 'sparrow.db'}")
-    session = open_example(store, "dates")
+    url, _ = no_key_app
+    session = open_example(demo_store, "dates")
     page = tab(browser, 1280, 720)
     page.goto(f"{url}/?session={session.id}&present=1")
     wait_for_app(page)
@@ -131,11 +138,12 @@ def test_a_shared_link_presents_the_session_and_the_keys_step_through_it(
     page.context.close()
 
 
-def test_compare_two_examples_side_by_side(browser: Any, no_key_app: tuple[str, Path]) -> None:
-    url, data_dir = no_key_app
-    store = SessionStore.open(f"sqlite:///{data_dir / 'sparrow.db'}")
-    left, right = open_example(store, "dates"), open_example(store, "chinese")
-    first = {s.id: store.events(s.id)[0].run_id for s in (left, right)}
+def test_compare_two_examples_side_by_side(
+    browser: Any, no_key_app: tuple[str, Path], demo_store: SessionStore
+) -> None:
+    url, _ = no_key_app
+    left, right = open_example(demo_store, "dates"), open_example(demo_store, "chinese")
+    first = {s.id: demo_store.events(s.id)[0].run_id for s in (left, right)}
     page = tab(browser, 1500, 1900)
     page.goto(f"{url}/compare?left={left.id}:{first[left.id]}&right={right.id}:{first[right.id]}")
     wait_for_app(page)

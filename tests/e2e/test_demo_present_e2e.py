@@ -16,9 +16,9 @@ import pytest
 from agent_core.examples import open_example
 from agent_core.store import SessionStore
 from tests.e2e.conftest import ARTIFACTS, wait_for_app
-from tests.e2e.test_demo_e2e import no_key_app, tab
+from tests.e2e.test_demo_e2e import demo_store, no_key_app, tab
 
-__all__ = ["no_key_app"]  # the fixture, shared with the other demo tests
+__all__ = ["demo_store", "no_key_app"]  # the fixture, shared with the other demo tests
 SIZES = [(1280, 720), (1440, 900)]
 
 _CURRENT = """() => {
@@ -59,11 +59,10 @@ def _frames(page: Any) -> int:
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
 def test_presentation_follows_the_current_step(
-    browser: Any, no_key_app: tuple[str, Path], width: int, height: int
+    browser: Any, no_key_app: tuple[str, Path], demo_store: SessionStore, width: int, height: int
 ) -> None:
-    url, data_dir = no_key_app
-    store = SessionStore.open(f"sqlite:///{data_dir / 'sparrow.db'}")
-    session = open_example(store, "recovery")
+    url, _ = no_key_app
+    session = open_example(demo_store, "recovery")
     page = tab(browser, width, height)
     page.goto(f"{url}/present?session={session.id}&present=1")
     wait_for_app(page)
@@ -91,11 +90,10 @@ def test_presentation_follows_the_current_step(
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
 def test_presentation_starts_where_replay_was(
-    browser: Any, no_key_app: tuple[str, Path], width: int, height: int
+    browser: Any, no_key_app: tuple[str, Path], demo_store: SessionStore, width: int, height: int
 ) -> None:
-    url, data_dir = no_key_app
-    store = SessionStore.open(f"sqlite:///{data_dir / 'sparrow.db'}")
-    session = open_example(store, "dates")
+    url, _ = no_key_app
+    session = open_example(demo_store, "dates")
     page = tab(browser, width, height)
     page.goto(f"{url}/traces?session={session.id}")
     wait_for_app(page)

@@ -20,9 +20,9 @@ from agent_core.testing import ScriptedModel
 from agent_core.tools import builtin_tools
 from tests.core.helpers import answer
 from tests.e2e.conftest import ARTIFACTS, wait_for_app
-from tests.e2e.test_demo_e2e import no_key_app, tab
+from tests.e2e.test_demo_e2e import demo_store, no_key_app, tab
 
-__all__ = ["no_key_app"]
+__all__ = ["demo_store", "no_key_app"]
 SIZES = [(1280, 720), (1440, 900)]
 _SCROLLED = (  # the main area scrolls in stMain, or (on a page with a chat input) in its scroll-to-bottom box
     "() => Math.max(...['stMain', 'stAppScrollToBottomContainer']"
@@ -41,12 +41,11 @@ def _forty(store: SessionStore, tag: str) -> None:
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
 def test_forty_sessions_search_pages_and_renames(
-    browser: Any, no_key_app: tuple[str, Path], width: int, height: int
+    browser: Any, no_key_app: tuple[str, Path], demo_store: SessionStore, width: int, height: int
 ) -> None:
-    url, data_dir = no_key_app
-    store = SessionStore.open(f"sqlite:///{data_dir / 'sparrow.db'}")
+    url, _ = no_key_app
     tag = f"s{width}"
-    _forty(store, tag)
+    _forty(demo_store, tag)
     page = tab(browser, width, height)
     page.goto(f"{url}/sessions")
     wait_for_app(page)
@@ -110,11 +109,10 @@ def test_the_chinese_sidebar_has_no_english_left(
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
 def test_a_click_on_a_steps_table_cell_opens_the_step_without_scrolling(
-    browser: Any, no_key_app: tuple[str, Path], width: int, height: int
+    browser: Any, no_key_app: tuple[str, Path], demo_store: SessionStore, width: int, height: int
 ) -> None:
-    url, data_dir = no_key_app
-    store = SessionStore.open(f"sqlite:///{data_dir / 'sparrow.db'}")
-    session = open_example(store, "recovery")
+    url, _ = no_key_app
+    session = open_example(demo_store, "recovery")
     page = tab(browser, width, height)
     page.goto(f"{url}/traces?session={session.id}")
     wait_for_app(page)
