@@ -122,7 +122,7 @@ class RunLoop:
         if limit is None or len(self.tools) <= limit:
             return self.tools
         query = f"{self.question}\n{self.last_thought}"
-        pinned = [t for t in self.tools if t.name in self.settings.pinned_tools]
+        pinned = [t.name for t in self.tools if t.name in self.settings.pinned_tools]
         return select_tools(self.tools, query, limit=limit, pinned=pinned)
 
     def _format_failure(self, finished: ModelFinished) -> None:
