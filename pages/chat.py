@@ -72,11 +72,11 @@ with chat_column:
         under_live=partial(approval_boxes, live) if live and not viewing else None,  # a viewer decides nothing
     )
     interrupted = None if live or viewing or view.info is None else store.interrupted_run(view.info.id)
-    if interrupted is not None:
+    if interrupted is not None and view.info is not None:  # view.info is set when there is an interrupted run
         st.warning(t("chat.interrupted"))
         if st.button(t("chat.resume"), icon=":material/replay:", disabled=not config.configured):
             try:
-                resume_interrupted(store, view.info.id, config, interrupted.run_id)  # type: ignore[union-attr]
+                resume_interrupted(store, view.info.id, config, interrupted.run_id)
             except (ModelError, RuntimeError) as exc:
                 st.error(neutralize(str(exc)))
             else:
@@ -119,7 +119,8 @@ if question and question.strip():
         if view.info is None:
             session_id = store.create_session().id
             open_session(session_id)
-        ask(store, session_id, config, question.strip())  # type: ignore[arg-type]
+        assert session_id is not None  # a page without a session made one just above
+        ask(store, session_id, config, question.strip())
     except (ModelError, RuntimeError) as exc:
         st.error(neutralize(str(exc)))
     else:
