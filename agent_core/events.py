@@ -10,7 +10,7 @@ type fails instead of ignoring it. Every event serialises to a plain JSON-ready 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Annotated, Any, Literal, TypeAlias, get_args
@@ -344,7 +344,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
 
 
 def _first_error(exc: Exception, kind: str) -> str:
-    errors = getattr(exc, "errors", None)
+    errors: Callable[[], list[dict[str, Any]]] | None = getattr(exc, "errors", None)  # pydantic's ValidationError
     if callable(errors):
         first = errors()[0]
         loc = ".".join(str(p) for p in first.get("loc", ())[1:])  # the first part is the tag: the kind, said below

@@ -13,7 +13,7 @@ from agent_core.store import ShareLinkInfo, ShareLinkInvalid
 from agent_core.views.formatting import format_timestamp
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``access`` command and its subcommands."""
     access = subparsers.add_parser("access", help="share sessions read-only; claim data saved without sign-in")
     sub = access.add_subparsers(dest="access_command", required=True)

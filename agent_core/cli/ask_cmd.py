@@ -30,7 +30,7 @@ from agent_core.runtime.session_runs import config_from_agent, load_memory, run_
 from agent_core.trace_export.live_export import live_export
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``ask`` command."""
     ask = subparsers.add_parser("ask", help="answer a question, printing the live trace to stderr")
     ask.add_argument("question")

@@ -167,7 +167,7 @@ def actor_of(args: argparse.Namespace) -> Actor:
 
 
 def subcommand(
-    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
     name: str,
     help_text: str,
     handler: Callable[[argparse.Namespace], int],

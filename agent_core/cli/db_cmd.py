@@ -9,7 +9,7 @@ from agent_core.store.database import schema_state, upgrade_database
 from agent_core.store.schema import SchemaState, head_revision
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``db`` command and its subcommands."""
     db = subparsers.add_parser("db", help="upgrade the database schema, or show its revision")
     sub = db.add_subparsers(dest="db_command", required=True)

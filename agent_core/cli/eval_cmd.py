@@ -33,7 +33,7 @@ from agent_core.store import SessionStore
 from agent_core.views.formatting import format_timestamp
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``eval`` command group."""
     group = subparsers.add_parser("eval", help="datasets and experiments: run a dataset through the agent, score it")
     sub = group.add_subparsers(dest="eval_command", required=True)

@@ -9,7 +9,7 @@ from agent_core.cli.common import EXIT_OK, CliError, open_store, store_errors, s
 from agent_core.examples import EXAMPLES, example, example_name, open_example
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``examples`` under ``sessions``."""
     parser = subcommand(
         sub, "examples", "list the example sessions, or import one (NAME) and print its session id", cmd_examples

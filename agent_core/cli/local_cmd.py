@@ -8,7 +8,7 @@ from agent_core.cli.common import CliError
 from agent_core.models.local_llama import MODEL_FILE, LocalLlamaError, build_server, cache_dir, find_model, find_server
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``local`` commands."""
     local = subparsers.add_parser("local", help="the built-in small model for trying Sparrow offline")
     sub = local.add_subparsers(dest="local_command", required=True)

@@ -12,7 +12,7 @@ from agent_core.longterm.memory_store import MemoryRecord, MemoryStore, default_
 from agent_core.views.formatting import format_timestamp
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``memory`` command and its subcommands."""
     memory = subparsers.add_parser("memory", help="list, add, search, delete or clear long-term memories")
     sub = memory.add_subparsers(dest="memory_command", required=True)
@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _command(
-    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
     name: str,
     help_text: str,
     handler: Callable[[argparse.Namespace], int],

@@ -9,7 +9,7 @@ from agent_core.cli.common import EXIT_OK, subcommand
 from agent_core.store.file_schema import session_file_schema
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``schema`` under ``sessions``."""
     subcommand(sub, "schema", "print the JSON Schema of a session file (what export writes and import accepts)", cmd)
 

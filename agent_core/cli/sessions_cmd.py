@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from functools import partial
+from typing import Any
 
 from agent_core.cli import examples_cmd as examples
 from agent_core.cli import schema_cmd as schema
@@ -53,7 +54,7 @@ from agent_core.trace_export.live_export import live_export
 from agent_core.views.formatting import format_timestamp
 
 
-def _register_resume(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _register_resume(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     resume = _command(sub, "resume", "continue a session's interrupted run after its last complete step", cmd_resume)
     resume.add_argument("id", help="session id")
     add_model_options(resume)
@@ -63,7 +64,7 @@ def _register_resume(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
     add_mcp_option(resume)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``sessions`` command and its subcommands."""
     sessions = subparsers.add_parser("sessions", help="list, show, export, import, delete or resume saved sessions")
     sub = sessions.add_subparsers(dest="sessions_command", required=True)
@@ -101,7 +102,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _command(
-    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
     name: str,
     help_text: str,
     handler: Callable[[argparse.Namespace], int],
@@ -274,7 +275,7 @@ def cmd_export_trace(args: argparse.Namespace) -> int:
         prices = prices_from_env()
     except PricingError as exc:
         raise CliError(str(exc)) from None
-    options: dict[str, object] = {
+    options: dict[str, Any] = {
         "jsonl": {},
         "otel": {"session_id": args.id, "include_content": args.include_content, "prices": prices},
         "md": {"title": f"Sparrow session {args.id}", "prices": prices},

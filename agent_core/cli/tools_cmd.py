@@ -12,7 +12,7 @@ from agent_core.engine.approval_policy import app_defaults, asks_first
 from agent_core.runtime.catalog import tool_catalog
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``tools`` command."""
     tools = subparsers.add_parser("tools", help="list the available tools and their parameter schemas")
     add_mcp_option(tools)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TextIO, assert_never
+from typing import Protocol, assert_never
 
 from agent_core.engine.repeat_text import answer_request_line, repeat_line
 from agent_core.events import (
@@ -28,10 +28,22 @@ from agent_core.events import (
 from agent_core.views.formatting import format_duration, plural
 
 
+class TextOut(Protocol):
+    """Where the trace goes: a text stream, or a writer that hides secrets on the way."""
+
+    def write(self, text: str, /) -> int:
+        """Write ``text``."""
+        ...
+
+    def flush(self) -> None:
+        """Send what was written."""
+        ...
+
+
 class TracePrinter:
     """Writes thoughts as they stream, then actions, observations and a summary line."""
 
-    def __init__(self, out: TextIO, *, color: bool = False) -> None:
+    def __init__(self, out: TextOut, *, color: bool = False) -> None:
         self.out = out
         self.color = color
         self._mid_line = False

@@ -37,7 +37,7 @@ from agent_core.views.turn_compare import Comparison, compare_turns
 from agent_core.views.turns import TurnView
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``fork``, ``diff`` and ``resample`` to the ``sessions`` command."""
     fork = subcommand(
         sub, "fork", "fork a run at a step with an edit and continue it; prints the new session id", cmd_fork

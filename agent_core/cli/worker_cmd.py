@@ -20,7 +20,7 @@ from agent_core.store import SessionStore
 from agent_core.store.database import database_url
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``worker`` command."""
     worker = subcommand(subparsers, "worker", "run experiment units from the job queue (PostgreSQL)", cmd_worker)
     worker.add_argument("--concurrency", type=int, default=4, help="units run at once by this worker (default 4)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from typing import Any
 
 from agent_core.engine.approval_policy import asks_first
@@ -33,7 +33,7 @@ class Acting:
             parts.tools, timeout=settings.tool_timeout, max_output_chars=settings.max_observation_chars
         )
 
-    def act(self, step: int, calls: Sequence[CallRequest]) -> Iterator[Event]:
+    def act(self, step: int, calls: Sequence[CallRequest]) -> Generator[Event, None, list[ToolFinished]]:
         """Approve, start, run and check ``calls``; returns their ToolFinished events, in call order."""
         denied = yield from self._approve(step, calls)
         for call in calls:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from agent_core.engine.protocols.protocol import AgentProtocol
 from agent_core.events import Event, ModelFinished, RunFinished, RunStarted, ToolFinished
@@ -102,9 +103,9 @@ class ConversationMemory:
         return out
 
     @classmethod
-    def from_events(cls, events: Iterable[Event], **options: object) -> ConversationMemory:
+    def from_events(cls, events: Iterable[Event], **options: Any) -> ConversationMemory:
         """Rebuild the conversation of a session from its event log (finished runs only)."""
-        memory = cls(**options)  # type: ignore[arg-type]
+        memory = cls(**options)
         questions: dict[str, str] = {}
         for event in events:
             if isinstance(event, RunStarted):

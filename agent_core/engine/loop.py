@@ -18,6 +18,7 @@ from agent_core.events import (
     RunFinished,
     RunResumed,
     RunStarted,
+    RunStatus,
     StepStarted,
     ToolFinished,
     Usage,
@@ -68,6 +69,7 @@ class RunLoop:
             yield self._run_started()
         else:
             yield RunResumed(run_id=self.run_id, from_step=self.resume.next_step)
+        status: RunStatus
         answer, status, error = None, "max_steps", f"no final answer after {self.settings.max_steps} steps"
         try:
             for step in range(self.resume.next_step if self.resume else 1, self.settings.max_steps + 1):
@@ -120,7 +122,7 @@ class RunLoop:
         if limit is None or len(self.tools) <= limit:
             return self.tools
         query = f"{self.question}\n{self.last_thought}"
-        pinned = [t for t in self.tools if t.name in self.settings.pinned_tools]
+        pinned = [t.name for t in self.tools if t.name in self.settings.pinned_tools]
         return select_tools(self.tools, query, limit=limit, pinned=pinned)
 
     def _format_failure(self, finished: ModelFinished) -> None:
@@ -133,13 +135,13 @@ class RunLoop:
             )
         self.pad.add(record_for(self.protocol, finished, (), self.tools))
 
-    def _finish(self, answer: str | None, status: str, error: str | None) -> Iterator[Event]:
+    def _finish(self, answer: str | None, status: RunStatus, error: str | None) -> Iterator[Event]:
         self.parts.memory.add(Turn(self.question, answer, status))
         if answer is not None:
             yield FinalAnswer(run_id=self.run_id, step=self.steps, text=answer)
         yield RunFinished(
             run_id=self.run_id,
-            status=status,  # type: ignore[arg-type]
+            status=status,
             final_answer=answer,
             error=error,
             steps=self.steps,
@@ -148,7 +150,7 @@ class RunLoop:
             duration_ms=(time.perf_counter() - self.started) * 1000,
         )
 
-    def _status_of(self, exc: ModelError) -> str:
+    def _status_of(self, exc: ModelError) -> RunStatus:
         if exc.kind == "cancelled" or self.cancel.cancelled:
             return "cancelled"
         return "timeout" if self.deadline.expired else "error"

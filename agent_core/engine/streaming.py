@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 from agent_core.engine.protocols.protocol import AgentProtocol
 from agent_core.events import ModelDelta
@@ -149,8 +149,8 @@ class _Shown:
             yield self._delta(self.pending)
             self.pending = ""
 
-    def _delta(self, text: str, channel: str = "text") -> ModelDelta:
-        return ModelDelta(run_id=self.run_id, step=self.step, text=text, channel=channel)  # type: ignore[arg-type]
+    def _delta(self, text: str, channel: Literal["text", "reasoning"] = "text") -> ModelDelta:
+        return ModelDelta(run_id=self.run_id, step=self.step, text=text, channel=channel)
 
 
 _TAIL = 256

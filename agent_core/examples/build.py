@@ -92,6 +92,7 @@ def normalised(data: bytes) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Write every example file (or, with ``--check``, say which differ from a fresh build)."""
+    assert __doc__ is not None  # the module's docstring is the command's description
     parser = argparse.ArgumentParser(prog="python -m agent_core.examples.build", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare the shipped files with a fresh build")
     parser.add_argument("--pace", type=float, default=1.0, help="scale of the model's waits (0: none)")

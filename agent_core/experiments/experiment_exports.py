@@ -106,7 +106,7 @@ def to_json(
 def to_csv(info: ExperimentInfo, units: Sequence[UnitResult]) -> str:
     """One line per unit."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS)
+    writer: csv.DictWriter[str] = csv.DictWriter(out, fieldnames=CSV_COLUMNS)
     writer.writeheader()
     for unit in units:
         row = unit_dict(unit, info)

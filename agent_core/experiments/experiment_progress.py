@@ -39,7 +39,7 @@ class Progress:
         query = select(func.count(), func.sum(func.coalesce(ResultRow.cost, 0.0))).where(
             ResultRow.experiment_id == info.id, col(ResultRow.state).in_(FINAL_STATES)
         )
-        passed_query = select(func.count()).where(ResultRow.experiment_id == info.id, col(ResultRow.passed))
+        passed_query = select(func.count()).where(ResultRow.experiment_id == info.id, col(ResultRow.passed))  # pyright: ignore[reportArgumentType]  # a nullable bool column filters by its truth
         with Session(store.engine) as db:
             count, cost = db.exec(query).one()
             passed = db.exec(passed_query).one()

@@ -1,3 +1,5 @@
+# SQLModel types a field as its value; in the SQL expressions below the fields are columns:
+# pyright: reportArgumentType=false, reportCallIssue=false
 """An experiment's results, read with SQL: one row per unit (its scores joined with its run's ``run_finished``),
 and per configuration the pass rate with its 95% Wilson interval, mean score, cost, latency, tokens, failures.
 

@@ -20,7 +20,7 @@ ID_CHARS = 64
 class DatasetRow(SQLModel, table=True):
     """A named, versioned list of items; importing under a taken name makes the next version."""
 
-    __tablename__ = "datasets"
+    __tablename__ = "datasets"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
     __table_args__ = (UniqueConstraint("owner", "name", "version"),)
 
     id: str = Field(primary_key=True, max_length=ID_CHARS)
@@ -37,7 +37,7 @@ class DatasetRow(SQLModel, table=True):
 class DatasetItemRow(SQLModel, table=True):
     """One item of a dataset: the question, earlier turns, what is expected, tags and metadata."""
 
-    __tablename__ = "dataset_items"
+    __tablename__ = "dataset_items"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
 
     dataset_id: str = Field(primary_key=True, foreign_key="datasets.id", ondelete="CASCADE", max_length=ID_CHARS)
     position: int = Field(primary_key=True)
@@ -51,7 +51,7 @@ class DatasetItemRow(SQLModel, table=True):
 class ExperimentRow(SQLModel, table=True):
     """A dataset run through one or more configurations, each item ``repeats`` times."""
 
-    __tablename__ = "experiments"
+    __tablename__ = "experiments"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
 
     id: str = Field(primary_key=True, max_length=ID_CHARS)
     name: str = Field(max_length=200)
@@ -76,7 +76,7 @@ class ExperimentRow(SQLModel, table=True):
 class ResultRow(SQLModel, table=True):
     """One (item, configuration, repeat) of an experiment: its run and its scores."""
 
-    __tablename__ = "experiment_results"
+    __tablename__ = "experiment_results"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
 
     experiment_id: str = Field(primary_key=True, foreign_key="experiments.id", ondelete="CASCADE", max_length=64)
     position: int = Field(primary_key=True)
@@ -103,4 +103,4 @@ class ResultRow(SQLModel, table=True):
     finished_at: float | None = None
 
 
-TABLES = [DatasetRow.__table__, DatasetItemRow.__table__, ExperimentRow.__table__, ResultRow.__table__]
+TABLES = [DatasetRow.__table__, DatasetItemRow.__table__, ExperimentRow.__table__, ResultRow.__table__]  # pyright: ignore[reportAttributeAccessIssue]  # SQLModel sets __table__, undeclared

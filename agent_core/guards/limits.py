@@ -7,6 +7,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from agent_core.events import RunStatus
+
 
 class CancelToken:
     """Thread-safe cancel flag; whoever holds it may stop a run from another thread."""
@@ -84,7 +86,7 @@ class RunStopped(Exception):
     partial_text: str = ""
     """Raised while a reply streamed: what the model had written by then."""
 
-    def __init__(self, status: str, message: str) -> None:
+    def __init__(self, status: RunStatus, message: str) -> None:
         super().__init__(message)
-        self.status = status
+        self.status: RunStatus = status
         self.message = message

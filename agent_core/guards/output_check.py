@@ -248,7 +248,7 @@ def _hide_in_logs() -> None:
     def hiding_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = make_record(*args, **kwargs)
         message = record.getMessage
-        record.getMessage = lambda: hide_configured(message())  # type: ignore[method-assign]
+        record.getMessage = lambda: hide_configured(message())
         return record
 
     logging.setLogRecordFactory(hiding_record)

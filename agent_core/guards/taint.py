@@ -111,7 +111,7 @@ class Taint:
         return None
 
 
-class _Quoted(dict):  # type: ignore[type-arg]
+class _Quoted(dict[str, str]):
     """Arguments for ``str.format_map``: each quoted and shortened, a missing one shown as ``?``."""
 
     def __init__(self, arguments: Mapping[str, Any]) -> None:

@@ -149,7 +149,7 @@ class MemoryStore:
                     fts=self._has_fts(db),
                     owner=self.owner,
                 )
-                scores = {memory_id: float(score) for memory_id, score in db.exec(statement)}
+                scores = {memory_id: float(score) for memory_id, score in db.exec(statement)}  # pyright: ignore[reportCallIssue, reportArgumentType]  # exec names sqlmodel's Select; SQLAlchemy's runs alike
             rows = db.exec(self._rows().where(col(MemoryRow.id).in_(scores))).all() if scores else []
         records = [replace(_record(*row), score=round(scores[row[0].id], 4)) for row in rows]
         ordered = sorted(records, key=lambda r: (-(r.score or 0), -r.created_at, -r.id))

@@ -88,8 +88,8 @@ def plan_fork(run_events: list[Event], at_step: int, edit: StepEdit, run_id: str
         raise ValueError(f"the run has steps 1 to {steps[-1] if steps else 0}: there is no step {at_step} to fork at")
     keep = [e for e in run_events if not isinstance(e, _NOT_COPIED)]
     now = time.time()  # a copy is made now and takes no time: the fork's clock starts with its own run
-    before = [dataclasses.replace(e, run_id=run_id, ts=now) for e in keep if (step_of(e) or 0) < at_step]
-    at = [dataclasses.replace(e, run_id=run_id, ts=now) for e in keep if step_of(e) == at_step]
+    before: list[Event] = [dataclasses.replace(e, run_id=run_id, ts=now) for e in keep if (step_of(e) or 0) < at_step]
+    at: list[Event] = [dataclasses.replace(e, run_id=run_id, ts=now) for e in keep if step_of(e) == at_step]
     if edit.kind == "settings":
         return ForkPlan(before, len(before), next_step=at_step)
     model = next((e for e in reversed(at) if isinstance(e, ModelFinished)), None)

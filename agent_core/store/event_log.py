@@ -12,11 +12,11 @@ from sqlmodel import col, func, insert, select, update
 from agent_core.events import Event, RunStarted
 from agent_core.store.event_codec import decode, encode, gc_paused
 from agent_core.store.records import StoredEvent
-from agent_core.store.tables import EventRow, RunRow, SessionRow
+from agent_core.store.tables import EventRow, RunRow, SessionRow, table_of
 from agent_core.store.titles import title_from_question
 from agent_core.store.transactions import NotYours, StoreBase
 
-_SESSIONS, _EVENTS = SessionRow.__table__, EventRow.__table__
+_SESSIONS, _EVENTS = table_of(SessionRow), table_of(EventRow)
 # Prebuilt Core statements for the hot path: an append is two statements and a commit, with no ORM work.
 _RESERVE = (
     update(_SESSIONS)

@@ -23,7 +23,7 @@ from sqlalchemy import Connection, Float, Integer, and_, case, func, literal, or
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql import ColumnElement, Select
 
-from agent_core.store.tables import MemoryRow
+from agent_core.store.tables import MemoryRow, table_of
 
 log = logging.getLogger(__name__)
 
@@ -132,20 +132,20 @@ def has_fts(conn: Connection) -> bool:
 
 def owned_by(owner: str | None) -> ColumnElement[bool]:
     """The memories that belong to ``owner`` (None: those saved without sign-in)."""
-    memories = MemoryRow.__table__
+    memories = table_of(MemoryRow)
     return memories.c.owner.is_(None) if owner is None else memories.c.owner == owner
 
 
 def in_scope(scope: str, owner: str | None) -> ColumnElement[bool]:
     """The memories of ``scope`` that belong to ``owner`` (None: those saved without sign-in)."""
-    return and_(MemoryRow.__table__.c.scope == scope, owned_by(owner))
+    return and_(table_of(MemoryRow).c.scope == scope, owned_by(owner))
 
 
 def search_statement(
     terms: QueryTerms, scope: str, limit: int, *, dialect: str, fts: bool, owner: str | None = None
 ) -> Select[tuple[int, float]]:
     """``SELECT id, score`` of the scope's memories matching any term, best first (see the module docstring)."""
-    memories = MemoryRow.__table__
+    memories = table_of(MemoryRow)
     found = [memories.c.text.icontains(term, autoescape=True) for term in terms.terms]
     terms_found: ColumnElement[int] = sum((case((hit, 1), else_=0) for hit in found), literal(0))
     matches: list[ColumnElement[bool]] = list(found)

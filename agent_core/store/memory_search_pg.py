@@ -11,16 +11,17 @@ in the same order on both databases.
 from __future__ import annotations
 
 import math
+from typing import Any, cast
 
 from sqlalchemy import Connection, Integer, case, func, literal, or_, select
 from sqlalchemy.sql import ColumnElement
 
 from agent_core.store.memory_index import QueryTerms, in_scope
-from agent_core.store.tables import MemoryRow
+from agent_core.store.tables import MemoryRow, table_of
 
 K1, B = 1.2, 0.75
 """FTS5's bm25() defaults."""
-_MEMORIES = MemoryRow.__table__
+_MEMORIES = table_of(MemoryRow)
 
 
 def postgresql_scores(
@@ -46,7 +47,7 @@ def _bm25(conn: Connection, phrases: tuple[str, ...], texts: dict[int, str]) -> 
     text = _MEMORIES.c.text
     hits = [func.sum(case((text.icontains(p, autoescape=True), 1), else_=0)) for p in phrases]
     length = func.sum(func.greatest(func.char_length(text) - 2, 0), type_=Integer)
-    rows, total_length, *holding = conn.execute(select(func.count(), length, *hits)).one()
+    rows, total_length, *holding = cast("tuple[Any, ...]", conn.execute(select(func.count(), length, *hits)).one())
     average = (total_length or 0) / rows if rows else 0.0
     idf = [max(math.log((rows - n + 0.5) / (n + 0.5)), 1e-6) for n in holding]
     relevance: dict[int, float] = {}

@@ -32,7 +32,7 @@ from agent_core.store.titles import UNTITLED
 
 __all__ = ["InterruptedRun", "SessionConfig", "SessionDump", "SessionInfo", "SnapshotInfo", "StoredEvent"]
 
-FROZEN = ConfigDict(frozen=True)
+FROZEN: Any = ConfigDict(frozen=True)  # Any: model_config is typed as SQLModelConfig, which sqlmodel does not export
 
 
 def fields_of(source: object, shape: type[SQLModel]) -> dict[str, Any]:
@@ -45,13 +45,14 @@ class SessionInfo(Imported, Owned, SessionLineage, Configured, SessionSeq, Sessi
 
     model_config = FROZEN
 
-    title: str  # type: ignore[assignment]  # the display title is never None
+    title: str  # pyright: ignore[reportIncompatibleVariableOverride, reportGeneralTypeIssues]  # the display title is never None
     """Display title: the renamed title, else one made from the first question, else ``New session``."""
 
     @classmethod
     def of(cls, row: SessionRow) -> SessionInfo:
         """The view of a stored row."""
-        return cls.model_construct(**fields_of(row, cls) | {"title": visible(row.title or UNTITLED)})
+        values: dict[str, Any] = fields_of(row, cls) | {"title": visible(row.title or UNTITLED)}
+        return cls.model_construct(**values)
 
 
 class SnapshotInfo(Owned, Configured, SnapshotPoint, SnapshotOwner, Identified):

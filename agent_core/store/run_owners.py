@@ -27,7 +27,7 @@ from agent_core.events import Event
 from agent_core.guards.limits import CancelToken
 from agent_core.store.database import writer
 from agent_core.store.event_codec import decode
-from agent_core.store.tables import EventRow, RunOwnerRow
+from agent_core.store.tables import EventRow, RunOwnerRow, table_of
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ HEARTBEAT_S = 0.5
 """How often an owner says it is alive (and looks for a cancel request)."""
 STALE_AFTER_S = 10.0
 """A heartbeat older than this means the owner died: its run may be resumed elsewhere."""
-_OWNERS = RunOwnerRow.__table__
+_OWNERS = table_of(RunOwnerRow)
 
 
 class SessionBusy(RuntimeError):
@@ -179,7 +179,7 @@ class RunOwners:
 
 def events_after(engine: Engine, session_id: str, after_seq: int) -> list[tuple[int, Event]]:
     """The session's events numbered after ``after_seq``, with their numbers (to follow a run owned elsewhere)."""
-    events = EventRow.__table__
+    events = table_of(EventRow)
     query = (
         select(events.c.seq, events.c.type, events.c.payload)
         .where(events.c.session_id == session_id, events.c.seq > after_seq)

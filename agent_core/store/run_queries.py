@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any, cast
 
+from sqlalchemy import Row
 from sqlmodel import col, func, select
 
 from agent_core.store.records import InterruptedRun
@@ -26,7 +28,7 @@ class RunQueries(StoreBase):
         )
         with self._read() as db:
             self._session(db, session_id)
-            started = db.exec(last_boundary).first()
+            started = cast("Row[Any] | None", db.exec(last_boundary).first())  # sqlmodel types the row as a tuple
             if started is None or started.type != "run_started":
                 return None
             tail = select(func.max(EventRow.seq), func.max(EventRow.ts)).where(

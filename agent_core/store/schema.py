@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, inspect, select, text
 from sqlalchemy.engine import URL
+from sqlmodel import col
 
 from agent_core.store.memory_index import create_sqlite_fts, has_fts
 from agent_core.store.tables import TABLES, MemoryRow, SchemaRow
@@ -74,7 +75,7 @@ def read_state(conn: Connection) -> SchemaState:
     )
     legacy = None
     if SchemaRow.__tablename__ in names:
-        legacy = conn.execute(select(SchemaRow.version).where(SchemaRow.id == 1)).scalar()
+        legacy = conn.execute(select(col(SchemaRow.version)).where(col(SchemaRow.id) == 1)).scalar()
         if legacy is None:
             raise SchemaVersionError("the database has a sparrow_schema table without a version row")
     marked = revision is not None or legacy is not None

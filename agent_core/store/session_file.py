@@ -43,7 +43,7 @@ VERSION = 1
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_SNAPSHOTS = 1000
 MAX_MESSAGE_CHARS = 300
-STRICT = ConfigDict(extra="forbid", strict=True)
+STRICT: Any = ConfigDict(extra="forbid", strict=True)  # Any: model_config is typed as sqlmodel's unexported config
 """A file is written by anyone: no unknown key, no coercion."""
 
 

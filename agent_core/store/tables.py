@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from annotated_types import Ge, Interval, Le
 from pydantic import AfterValidator, AllowInfNan, StringConstraints
-from sqlalchemy import JSON, Dialect, Text, TypeDecorator
+from sqlalchemy import JSON, Dialect, Table, Text, TypeDecorator
 from sqlmodel import Field, Index, SQLModel, UniqueConstraint
 
 from agent_core.guards.value_limits import MAX_TIME
@@ -144,7 +144,7 @@ class SnapshotRecord(Configured, SnapshotPoint, Identified):
 class SchemaRow(SQLModel, table=True):
     """The one row that records which schema version wrote this database."""
 
-    __tablename__ = "sparrow_schema"
+    __tablename__ = "sparrow_schema"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
 
     id: int = Field(default=1, primary_key=True)
     version: int
@@ -154,13 +154,13 @@ class SchemaRow(SQLModel, table=True):
 class SessionRow(Imported, Owned, SessionLineage, Configured, SessionSeq, SessionHead, Identified, table=True):
     """A conversation: its title, configuration (never a secret) and where it was forked from."""
 
-    __tablename__ = "sessions"
+    __tablename__ = "sessions"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
 
 
 class EventRow(SQLModel, table=True):
     """One event of a session, in order; rows are only ever inserted (and deleted with their session)."""
 
-    __tablename__ = "events"
+    __tablename__ = "events"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
 
     session_id: str = Field(primary_key=True, foreign_key="sessions.id", ondelete="CASCADE", max_length=64)
     seq: int = Field(primary_key=True)
@@ -176,14 +176,14 @@ class EventRow(SQLModel, table=True):
 class SnapshotRow(Owned, Configured, SnapshotPoint, SnapshotOwner, Identified, table=True):
     """A named, immutable point in a session: the session's events up to ``upto_seq``."""
 
-    __tablename__ = "snapshots"
+    __tablename__ = "snapshots"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
     __table_args__ = (UniqueConstraint("session_id", "name"),)
 
 
 class MemoryRow(SQLModel, table=True):
     """A fact in long-term memory, shared by every session of its scope; searched through ``memory_index``."""
 
-    __tablename__ = "memories"
+    __tablename__ = "memories"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
     __table_args__ = (
         UniqueConstraint("scope", "text_hash"),
         Index("ix_memories_scope_created", "scope", "created_at"),
@@ -210,7 +210,7 @@ class MemoryRow(SQLModel, table=True):
 class RunOwnerRow(SQLModel, table=True):
     """The run in progress in a session, the process that owns it, and its heartbeat (one row per busy session)."""
 
-    __tablename__ = "run_owners"
+    __tablename__ = "run_owners"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
 
     session_id: str = Field(primary_key=True, foreign_key="sessions.id", ondelete="CASCADE", max_length=64)
     """At most one run at a time per session: the primary key enforces it."""
@@ -226,7 +226,7 @@ class RunOwnerRow(SQLModel, table=True):
 class RunRow(SQLModel, table=True):
     """Who started each run of a session (attribution); written with the run's ``run_started`` event."""
 
-    __tablename__ = "runs"
+    __tablename__ = "runs"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
 
     session_id: str = Field(primary_key=True, foreign_key="sessions.id", ondelete="CASCADE", max_length=ID_MAX_CHARS)
     run_id: str = Field(primary_key=True, max_length=ID_MAX_CHARS)
@@ -238,7 +238,7 @@ class RunRow(SQLModel, table=True):
 class ShareLinkRow(SQLModel, table=True):
     """A read-only link to one session (or one snapshot of it); only the SHA-256 of its token is kept."""
 
-    __tablename__ = "share_links"
+    __tablename__ = "share_links"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
 
     id: str = Field(primary_key=True, max_length=ID_MAX_CHARS)
     token_hash: str = Field(max_length=64, unique=True)
@@ -256,14 +256,19 @@ class ShareLinkRow(SQLModel, table=True):
     """True: works for people who are not signed in; False: the viewer must sign in (any account) first."""
 
 
+def table_of(row: type[SQLModel]) -> Table:
+    """The SQLAlchemy table of a table model."""
+    return row.__table__  # pyright: ignore[reportAttributeAccessIssue]  # SQLModel sets it on table classes, undeclared
+
+
 TABLES = [
-    SchemaRow.__table__,
-    SessionRow.__table__,
-    EventRow.__table__,
-    SnapshotRow.__table__,
-    MemoryRow.__table__,
-    RunOwnerRow.__table__,
-    RunRow.__table__,
-    ShareLinkRow.__table__,
+    table_of(SchemaRow),
+    table_of(SessionRow),
+    table_of(EventRow),
+    table_of(SnapshotRow),
+    table_of(MemoryRow),
+    table_of(RunOwnerRow),
+    table_of(RunRow),
+    table_of(ShareLinkRow),
 ]
 """Sparrow's tables, in creation order (the schema version governs exactly these)."""

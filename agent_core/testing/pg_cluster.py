@@ -72,12 +72,12 @@ class Cluster:
 
     def start(self) -> Cluster:
         """initdb and start the server; raises ClusterError (with the log's tail) if either fails."""
-        if os.geteuid() == 0:
-            uid = pwd.getpwnam(self.os_user)
+        uid = pwd.getpwnam(self.os_user) if os.geteuid() == 0 else None
+        if uid is not None:
             os.chown(self.root, uid.pw_uid, uid.pw_gid)
         self._run("initdb", "-D", str(self.data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8", "--no-sync")
         self.log.touch()
-        if os.geteuid() == 0:
+        if uid is not None:
             os.chown(self.log, uid.pw_uid, uid.pw_gid)
         return self.restart()
 

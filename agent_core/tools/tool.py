@@ -6,7 +6,7 @@ import asyncio
 import inspect
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
@@ -180,7 +180,7 @@ class ToolSet:
         """Tool names in registration order."""
         return list(self._tools)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools.values())
 
     def __len__(self) -> int:
@@ -255,7 +255,7 @@ def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _describe(error: Mapping[str, Any]) -> str:
     loc = ".".join(str(p) for p in error.get("loc", ())) or "arguments"
     if error.get("type") == "extra_forbidden":
         return f"unexpected argument {loc!r}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 from pandas.io.formats.style import Styler
@@ -45,5 +45,6 @@ def styled(rows: Sequence[Mapping[str, Any]], measured: Mapping[str, Formatter])
     frame = pd.DataFrame(list(rows))
     for column in measured:
         if column in frame:
-            frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(float).fillna(UNMEASURED)
-    return frame.style.format({c: _shown(f) for c, f in measured.items() if c in frame})
+            numbers = cast("pd.Series", pd.to_numeric(frame[column], errors="coerce"))  # a column in, a column out
+            frame[column] = numbers.astype(float).fillna(UNMEASURED)
+    return cast(Styler, frame.style.format({c: _shown(f) for c, f in measured.items() if c in frame}))  # it is self

@@ -43,7 +43,7 @@ def translated_selectbox(
     ``on_pick(option)`` is called when the user picks an option.
     """
     labels = _labels(options, key, default, format_func)
-    chosen: T = st.selectbox(
+    chosen: T = st.selectbox(  # pyright: ignore[reportAssignmentType]  # options are never empty: never None
         label,
         list(labels),
         key=widget_key(key),
@@ -60,7 +60,7 @@ def translated_radio(
 ) -> T:
     """``st.radio`` with translated labels whose choice (``key``) survives a language switch."""
     labels = _labels(options, key, default, format_func)
-    chosen: T = st.radio(
+    chosen: T = st.radio(  # pyright: ignore[reportAssignmentType]  # options are never empty: never None
         label,
         list(labels),
         key=widget_key(key),

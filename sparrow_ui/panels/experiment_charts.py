@@ -28,7 +28,7 @@ def _records(summaries: Sequence[ConfigSummary]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def pass_rate_chart(summaries: Sequence[ConfigSummary]) -> alt.LayerChart:
+def pass_rate_chart(summaries: Sequence[ConfigSummary]) -> alt.LayerChart | alt.FacetChart:
     """Bars of the pass rate per configuration, with the Wilson interval as an error bar."""
     data = _records(summaries)
     base = alt.Chart(data).encode(y=alt.Y("config:N", title=te("col.config"), sort=None))

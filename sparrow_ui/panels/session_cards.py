@@ -10,6 +10,7 @@ import contextlib
 from collections.abc import Sequence
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from agent_core.guards.untrusted import neutralize, plain
 from agent_core.store import SessionInfo, SessionNotFound, SessionStore, SnapshotNotFound
@@ -36,9 +37,9 @@ def filter_bar(sessions: Sequence[SessionInfo]) -> Filters:
     chosen_statuses = statuses.multiselect(
         td("sessions.status"), STATUSES, key="sessions_statuses", format_func=_status_word
     )
-    picked = days.date_input(td("sessions.dates"), value=(), key="sessions_dates", format="YYYY-MM-DD")
+    picked = days.date_input(td("sessions.dates"), value=(), key="sessions_dates", format="YYYY-MM-DD")  # pyright: ignore[reportCallIssue, reportArgumentType]  # () opens an empty range
     since, until = (*picked, None, None)[:2] if isinstance(picked, (tuple, list)) else (picked, picked)
-    return Filters(words.strip(), tuple(chosen_models), tuple(chosen_statuses), since, until)  # type: ignore[arg-type]
+    return Filters(words.strip(), tuple(chosen_models), tuple(chosen_statuses), since, until)
 
 
 def _status_word(status: str) -> str:
@@ -92,7 +93,7 @@ def _about(row: Row) -> str:
     return " · ".join(parts) + f" · `{info.id}`"
 
 
-def _actions(store: SessionStore, info: SessionInfo, column: st.delta_generator.DeltaGenerator) -> None:
+def _actions(store: SessionStore, info: SessionInfo, column: DeltaGenerator) -> None:
     row = column.container(horizontal=True, horizontal_alignment="right")  # no column squeezes a label
     left = middle = right = row
     if left.button(t("session.open"), key=f"open_{info.id}", type="primary"):

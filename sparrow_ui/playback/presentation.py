@@ -11,7 +11,10 @@ straight into it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from agent_core.guards.untrusted import plain
 from agent_core.store import SessionNotFound
@@ -59,11 +62,11 @@ def presentation() -> None:
     scene.open_at(state, STREAM_SPEED)
 
 
-def _header(title: str, session_id: str, state: dict[str, object]) -> None:
+def _header(title: str, session_id: str, state: dict[str, Any]) -> None:
     """The session's title, the step buttons with their keys, and the way out."""
     row = st.container(horizontal=True, vertical_alignment="center", key="present_controls")
     row.container(key="present_title").markdown(f"**{plain(title)}**", help=plain(title))
-    at_start, at_end = state["cursor"] == 0, state["cursor"] == state["count"] - 1  # type: ignore[operator]
+    at_start, at_end = state["cursor"] == 0, state["cursor"] == state["count"] - 1
     row.button("", icon=":material/first_page:", key="present_first", help=t("traces.replay.restart"),
                on_click=replay.go, kwargs={"to": 0}, disabled=at_start, shortcut="Home")  # fmt: skip
     row.button(t("traces.replay.previous"), icon=":material/skip_previous:", key="present_previous",
@@ -77,7 +80,7 @@ def _header(title: str, session_id: str, state: dict[str, object]) -> None:
     _exit_button(row, session_id)
 
 
-def _exit_button(row: st.delta_generator.DeltaGenerator, session_id: str | None) -> None:
+def _exit_button(row: DeltaGenerator, session_id: str | None) -> None:
     """Back to the Traces page, with the session still open."""
     if row.button(td("present.exit"), icon=":material/close:", key="present_exit"):
         params = {SESSION_PARAM: session_id} if session_id else {}

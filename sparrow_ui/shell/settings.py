@@ -43,16 +43,16 @@ class SavedSettings(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    cfg_provider: str = Field("openai", max_length=40)
-    cfg_base_url: str = Field("", max_length=500)
-    cfg_model: str = Field(DEFAULT_MODEL, max_length=200)
+    cfg_provider: str = Field(default="openai", max_length=40)
+    cfg_base_url: str = Field(default="", max_length=500)
+    cfg_model: str = Field(default=DEFAULT_MODEL, max_length=200)
     cfg_protocol: Literal["react", "tools", "json"] = "react"
-    cfg_max_steps: int = Field(10, ge=1, le=30)
-    cfg_temperature: float = Field(0.0, ge=0.0, le=1.5)
+    cfg_max_steps: int = Field(default=10, ge=1, le=30)
+    cfg_temperature: float = Field(default=0.0, ge=0.0, le=1.5)
     cfg_tools: list[str] | None = None
     """None: every available tool."""
-    cfg_max_tools: int = Field(0, ge=0, le=50)
-    cfg_max_tokens: int = Field(4096, ge=16, le=200_000)
+    cfg_max_tools: int = Field(default=0, ge=0, le=50)
+    cfg_max_tokens: int = Field(default=4096, ge=16, le=200_000)
     cfg_repeat_policy: Literal["redirect", "allow", "stop"] = "redirect"
 
 

@@ -41,7 +41,7 @@ def language_picker() -> None:
     st.sidebar.segmented_control(
         t("lang"),
         list(LANGUAGES),
-        format_func=LANGUAGES.get,
+        format_func=LANGUAGES.__getitem__,
         key="lang_choice",
         label_visibility="collapsed",
         on_change=_keep_a_language,

@@ -26,6 +26,7 @@ from agent_core.longterm.memory_store import MemoryStore
 from agent_core.longterm.memory_tools import bind_memory_tools
 from agent_core.models import ModelError
 from agent_core.runtime.fork import StepEdit, prepare_fork, start_fork
+from agent_core.runtime.fork_edit import EditKind
 from agent_core.runtime.resample import edit_from_sample, outcome, resample_step, spread
 from agent_core.runtime.session_runs import settings_from_config
 from agent_core.store import SessionStore
@@ -66,10 +67,11 @@ def controls_for(
     return lambda step: step_controls(store, config, session_id, turn, step)
 
 
-def _kinds(step: StepView) -> list[str]:
-    kinds = ["observation"] if step.actions else []
-    kinds += ["action"]
-    kinds += ["thought"] if step.thought and not step.format_error else []
+def _kinds(step: StepView) -> list[EditKind]:
+    kinds: list[EditKind] = ["observation"] if step.actions else []
+    kinds.append("action")
+    if step.thought and not step.format_error:
+        kinds.append("thought")
     return [*kinds, "answer", "settings"]
 
 
@@ -79,7 +81,7 @@ def edit_form(
     """What to change at this step, the settings from here on, and Continue."""
     st.caption(tw("whatif.edit_help"))
     kinds = _kinds(step)
-    kind = translated_radio(
+    kind: EditKind = translated_radio(
         tw("whatif.what"), kinds, key=f"{key}_kind", default=kinds[0], format_func=lambda k: tw(f"whatif.kind.{k}")
     )
     edit = _edit_fields(kind, step, key)
@@ -91,7 +93,7 @@ def edit_form(
         continue_branch(store, config, session_id, turn, step.number, edit, branch)
 
 
-def _edit_fields(kind: str, step: StepView, key: str) -> StepEdit | None:
+def _edit_fields(kind: EditKind, step: StepView, key: str) -> StepEdit | None:
     """The inputs of one kind of edit, prefilled with what was recorded; None while they are not valid."""
     if kind == "observation":
         actions = {a.call_id: a for a in step.actions}
@@ -118,7 +120,7 @@ def _edit_fields(kind: str, step: StepView, key: str) -> StepEdit | None:
         return StepEdit("action", tool=tool, arguments=arguments, call_id=first.call_id if first else None)
     if kind in ("thought", "answer"):
         value = step.thought if kind == "thought" else (step.final_answer or "")
-        return StepEdit(kind, text=st.text_area(tw("whatif.text"), value=value, key=f"{key}_{kind}"))  # type: ignore[arg-type]
+        return StepEdit(kind, text=st.text_area(tw("whatif.text"), value=value, key=f"{key}_{kind}"))
     return StepEdit()
 
 

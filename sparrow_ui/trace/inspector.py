@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import streamlit as st
 
@@ -352,5 +352,5 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
-def _height(length: int) -> int | str:
+def _height(length: int) -> int | Literal["content"]:
     return 320 if length > LONG_TEXT else "content"

@@ -63,7 +63,8 @@ def lazy_tabs(labels: Sequence[str], key: str) -> Sequence[Any]:
         if st.session_state.get(key) in labels:
             st.session_state[index_key] = list(labels).index(st.session_state[key])
 
-    default = labels[min(st.session_state.get(index_key, 0), len(labels) - 1)]
+    open_at: int = min(st.session_state.get(index_key, 0), len(labels) - 1)
+    default = labels[open_at]
     return st.tabs(list(labels), key=key, default=default, on_change=remember)
 
 

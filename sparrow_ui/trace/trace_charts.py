@@ -23,6 +23,9 @@ from agent_core.views.timeline import Timeline, TimelineRow, TokenRow
 from sparrow_ui.translations.i18n import t
 from sparrow_ui.translations.strings_demo import td
 
+Layered = alt.LayerChart | alt.FacetChart
+"""What altair types a layered chart as (a layer of facets is a facet chart)."""
+
 MODEL_COLOR = "#2563EB"
 TOOL_COLOR = "#059669"
 ERROR_COLOR = "#DC2626"
@@ -42,7 +45,7 @@ MIN_BAR_SHARE = 1 / 150
 """A call shorter than this share of the run is drawn this wide, so that it stays visible (its tooltip is exact)."""
 
 
-def draw(chart: alt.TopLevelMixin) -> None:
+def draw(chart: alt.Chart | Layered) -> None:
     """Draw a chart at the container's width with Streamlit's theme."""
     st.altair_chart(chart, width="stretch")
 
@@ -131,7 +134,7 @@ def resume_offsets(run_events: Sequence[Event], timeline: Timeline) -> list[floa
 
 def waterfall_chart(
     timeline: Timeline, resumes: Sequence[float] = (), *, end_ms: float | None = None, stopped_step: int | None = None
-) -> alt.TopLevelMixin:
+) -> alt.Chart | Layered:
     """Model and tool calls against time since the run started, coloured by kind and error, with tooltips.
 
     Up to ``MAX_LANES`` calls get a labelled lane each; a longer run is drawn compactly, one line per step.
@@ -146,7 +149,7 @@ def waterfall_chart(
     return alt.layer(*layers) if len(layers) > 1 else chart
 
 
-def _end_rule(end_ms: float) -> alt.LayerChart:
+def _end_rule(end_ms: float) -> Layered:
     data = pd.DataFrame({"at": [end_ms], "label": [td("time.run_end", time=format_duration(end_ms))]})
     rule = alt.Chart(data).mark_rule(color="#111827").encode(x="at:Q")
     label = alt.Chart(data).mark_text(align="right", baseline="top", dx=-3, dy=2, color="#111827", fontSize=11)
@@ -161,14 +164,14 @@ def waterfall_note(timeline: Timeline) -> str | None:
     return t("traces.chart.waterfall_note", time=format_duration(first))
 
 
-def _resume_rules(resumes: Sequence[float]) -> alt.LayerChart:
+def _resume_rules(resumes: Sequence[float]) -> Layered:
     data = pd.DataFrame({"at": list(resumes), "label": t("traces.replay.resumed")}, columns=["at", "label"])
     rule = alt.Chart(data).mark_rule(strokeDash=[4, 3], color="#6B7280").encode(x="at:Q")
     label = alt.Chart(data).mark_text(align="left", baseline="top", dx=3, dy=2, color="#6B7280", fontSize=11)
     return rule + label.encode(x="at:Q", y=alt.value(0), text="label:N")
 
 
-def _lanes_waterfall(records: list[dict[str, Any]], timeline: Timeline, end_ms: float | None) -> alt.LayerChart:
+def _lanes_waterfall(records: list[dict[str, Any]], timeline: Timeline, end_ms: float | None) -> Layered:
     """A lane per call, labelled, with the call's duration at the end of its bar."""
     right = max([r["end"] for r in records] + [timeline.span_ms, end_ms or 0.0, 1.0]) * 1.15  # room for labels
     base = alt.Chart(pd.DataFrame(records)).encode(

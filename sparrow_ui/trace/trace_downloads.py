@@ -72,7 +72,8 @@ def export_menu(store: SessionStore, info: SessionInfo, prices: PriceTable) -> N
     """Download buttons for the three formats and, when an OTLP endpoint is configured, a button to send there."""
     report_button(store, info, prices)
     content = st.checkbox(t("traces.export.content"), key=CONTENT_KEY, help=t("traces.export.content_help"))
-    for fmt in (f for f in FORMATS if f != "html"):
+    downloads: list[ExportFormat] = [f for f in FORMATS if f != "html"]
+    for fmt in downloads:
         st.download_button(
             t(f"traces.export.{fmt}"),
             data=exporter(store, info, fmt, prices, content=content),

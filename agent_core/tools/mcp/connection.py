@@ -12,7 +12,7 @@ import tempfile
 import threading
 import time
 from contextlib import AsyncExitStack, suppress
-from typing import IO, Any
+from typing import Any, TextIO
 
 import httpx2
 import mcp_types as types
@@ -53,7 +53,7 @@ class ServerConnection:
         self._client: Client | None = None
         self._stop: asyncio.Event | None = None
         self._keeper: asyncio.Task[None] | None = None
-        self._errlog: IO[str] | None = None
+        self._errlog: TextIO | None = None
         self._http_status: int | None = None
         self._lock = threading.Lock()
         self.tool_names: dict[str, str] = {}
@@ -238,7 +238,7 @@ class ServerConnection:
         tail = self._stderr_tail()
         return f"{text} (its last words: {tail})" if tail else text
 
-    def _fresh_errlog(self) -> IO[str]:
+    def _fresh_errlog(self) -> TextIO:
         """A new file for the server's stderr (kept after it exits, so a failure can quote its last words)."""
         if self._errlog is not None:
             self._errlog.close()

@@ -54,7 +54,10 @@ class ServerStatus:
 class ServerHandle(Protocol):
     """Anything that can report a server's current status (a live connection, or a fixed one)."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The server's configured name."""
+        ...
 
     def status(self) -> ServerStatus:
         """The server's status right now."""

@@ -257,7 +257,7 @@ class _Deadline:
         return remaining
 
 
-def open_socket(addresses: Sequence[str], port: int, timeout: float) -> socket.socket:
+def open_socket(addresses: Sequence[str], port: int, timeout: float | None) -> socket.socket:
     """A TCP connection to the first of ``addresses`` that accepts one (the addresses are already checked)."""
     error: OSError = OSError("no address to connect to")
     for address in addresses:
@@ -290,7 +290,7 @@ class _PinnedHTTPS(http.client.HTTPSConnection):
 
     def connect(self) -> None:
         sock = open_socket(self.addresses, self.port, self.timeout)
-        self.sock = self.raw_socket = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
+        self.sock = self.raw_socket = self._context.wrap_socket(sock, server_hostname=self.host)  # pyright: ignore[reportAttributeAccessIssue]  # http.client keeps it private
 
 
 def _connection(target: Target, addresses: Sequence[str], timeout: float) -> _PinnedHTTP | _PinnedHTTPS:

@@ -162,7 +162,8 @@ class OpenMeteo:
             raise ToolError(f"{SERVICE} failed: the answer has no daily values for {day.isoformat()}")
         index = daily["time"].index(day.isoformat())
         values = {k: v[index] for k, v in daily.items() if isinstance(v, list) and len(v) > index}
-        units = data.get("daily_units") if isinstance(data.get("daily_units"), dict) else {}
+        units = data.get("daily_units")
+        units = units if isinstance(units, dict) else {}
         return {**values, "units": {**_DEFAULT_UNITS, **units}}
 
 

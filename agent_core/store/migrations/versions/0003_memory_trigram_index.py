@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.exc import DBAPIError
 
 revision: str = "0003_memory_trigram_index"
 down_revision: str | None = "0002_run_owners"
@@ -32,7 +33,7 @@ def upgrade() -> None:
     try:
         with conn.begin_nested():
             conn.execute(sa.text("CREATE EXTENSION IF NOT EXISTS pg_trgm"))
-    except sa.exc.DBAPIError as exc:
+    except DBAPIError as exc:
         log.warning("memory search runs without a trigram index: pg_trgm is unavailable (%s)", exc.orig)
         return
     conn.execute(sa.text(f"CREATE INDEX IF NOT EXISTS {INDEX} ON memories USING gin (text gin_trgm_ops)"))
