@@ -25,6 +25,8 @@ from sparrow_ui.steps import whatif_controls as whatif
 from sparrow_ui.steps.step_status import first_failing
 from sparrow_ui.translations.i18n import t
 
+_FAILED = "failed_run"
+"""(session id, run id) and the sentence of the last run here whose thread stopped it (a long database outage)."""
 config = frame()
 page_style()
 store = get_store()
@@ -73,7 +75,11 @@ with chat_column:
     )
     interrupted = None if live or viewing or view.info is None else store.interrupted_run(view.info.id)
     if interrupted is not None:
-        st.warning(t("chat.interrupted"))
+        failed = st.session_state.get(_FAILED)
+        if failed and failed[0] == (session_id, interrupted.run_id):
+            st.error(neutralize(failed[1]), icon=":material/database:")  # why it stopped (the database, say)
+        else:
+            st.warning(t("chat.interrupted"))
         if st.button(t("chat.resume"), icon=":material/replay:", disabled=not config.configured):
             try:
                 resume_interrupted(store, view.info.id, config, interrupted.run_id)  # type: ignore[union-attr]
@@ -128,5 +134,7 @@ if question and question.strip():
 
 if live is not None and not waiting(live, transcript.turn(live.run_id)):
     follow(live, transcript, answer_slot, trace_slot, since=live_seen)
+    if live.error:  # the run's thread stopped without ending the run: say why once it shows as interrupted
+        st.session_state[_FAILED] = ((live.key, live.run_id), live.error)
     live_runs().forget(live.key)
     st.rerun()
