@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 
+from sqlalchemy import column, func, table
 from sqlmodel import Session, col, select, update
 
 from agent_core.store.actors import ISSUER_SEP
@@ -19,6 +20,10 @@ from agent_core.store.tables import MemoryRow, SessionRow, ShareLinkRow, Snapsho
 from agent_core.store.transactions import StoreBase
 
 log = logging.getLogger(__name__)
+
+_DATASETS = table("datasets", column("id"), column("owner"), column("name"), column("version"))
+_EXPERIMENTS = table("experiments", column("owner"))
+"""The experiment tables, by name: the store does not import ``agent_core.experiments`` (it builds on the store)."""
 
 
 class Adoption(StoreBase):
@@ -36,7 +41,8 @@ class Adoption(StoreBase):
         with self._write() as db:
             for table in (SessionRow, SnapshotRow):
                 changed += db.exec(update(table).where(col(table.owner) == subject).values(owner=key)).rowcount
-            changed += adopt_memories(db, subject, key)
+            changed += adopt_memories(db, subject, key) + adopt_datasets(db, subject, key)
+            changed += db.exec(update(_EXPERIMENTS).where(_EXPERIMENTS.c.owner == subject).values(owner=key)).rowcount
             statement = update(ShareLinkRow).where(col(ShareLinkRow.created_by) == subject).values(created_by=key)
             changed += db.exec(statement).rowcount
             db.commit()
@@ -60,4 +66,17 @@ def adopt_memories(db: Session, old: str, new: str) -> int:
         row.owner, row.text_hash, adopted = new, key, adopted + 1
         db.add(row)
     db.flush()
+    return adopted
+
+
+def adopt_datasets(db: Session, old: str, new: str) -> int:
+    """Give ``old``'s datasets to ``new``; a version ``new`` already has of the same name becomes the next one."""
+    rows = db.exec(select(_DATASETS.c.id, _DATASETS.c.name, _DATASETS.c.version).where(_DATASETS.c.owner == old))
+    adopted = 0
+    for dataset_id, name, version in sorted(rows.all(), key=lambda r: (r[1], r[2])):
+        latest = select(func.max(_DATASETS.c.version)).where(_DATASETS.c.owner == new, _DATASETS.c.name == name)
+        taken = db.exec(latest).one()
+        number = version if taken is None or taken < version else taken + 1
+        db.exec(update(_DATASETS).where(_DATASETS.c.id == dataset_id).values(owner=new, version=number))
+        adopted += 1
     return adopted

@@ -1,4 +1,5 @@
-"""Memories adopted at sign-in (bare subject -> ``ISSUER#SUBJECT``) deduplicate like memories saved afterwards."""
+"""Memories adopted at sign-in (bare subject -> ``ISSUER#SUBJECT``) deduplicate like memories saved afterwards;
+datasets and experiments are adopted with them."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_core.experiments import DatasetItem, RunConfig, create_dataset, create_experiment, get_dataset
+from agent_core.experiments.datasets import list_datasets
+from agent_core.experiments.experiment_records import list_experiments
 from agent_core.longterm import MemoryStore
 from agent_core.store import Actor, SessionStore
 from agent_core.store.actors import owner_key
@@ -69,3 +73,17 @@ def test_every_adopted_memory_deduplicates(store: SessionStore, facts: list[tupl
     for scope, text in facts:
         assert mine.add(respelled(text, how), scope=scope).existing, (scope, text)
     assert {scope: mine.count(scope) for scope in SCOPES} == counts
+
+
+def test_datasets_and_experiments_are_adopted_with_the_rest(store: SessionStore) -> None:
+    legacy = store.acting_as(LEGACY)
+    item = DatasetItem(id="a", question="What is 2 + 2?", expect=[{"number": 4}])
+    old = create_dataset(legacy, "arith", [item])
+    experiment = create_experiment(legacy, old.id, [RunConfig(name="r", model="m")])
+    alice = store.acting_as(ALICE)
+    create_dataset(alice, "arith", [item, item.model_copy(update={"id": "b"})])  # made since, under the new key
+    alice.adopt_owner("sub-alice")
+    assert sorted((d.name, d.version, d.item_count) for d in list_datasets(alice)) == [("arith", 1, 2), ("arith", 2, 1)]
+    assert get_dataset(alice, old.id).version == 2
+    assert [e.id for e in list_experiments(alice)] == [experiment.id]
+    assert list_datasets(store.acting_as(BOB)) == [] and list_experiments(store.acting_as(BOB)) == []
