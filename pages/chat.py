@@ -11,7 +11,7 @@ from sparrow_ui.access.auth import read_only
 from sparrow_ui.chat import example_sessions as examples
 from sparrow_ui.chat.conversation import conversation, recent_turns
 from sparrow_ui.chat.live_turn import approval_boxes, follow, live_view, waiting
-from sparrow_ui.chat.page_parts import empty_state, question_box, run_buttons, trace_column
+from sparrow_ui.chat.page_parts import empty_state, question_box, remember_failure, run_buttons, trace_column
 from sparrow_ui.chat.run_control import active_run, start_queued
 from sparrow_ui.chat.session_controls import session_controls
 from sparrow_ui.elements.imported_mark import imported_mark
@@ -74,5 +74,6 @@ if not viewing:
 
 if live is not None and not waiting(live, transcript.turn(live.run_id)):
     follow(live, transcript, answer_slot, trace_slot, since=live_seen)
+    remember_failure(live)
     live_runs().forget(live.key)
     st.rerun()

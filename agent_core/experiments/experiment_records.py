@@ -119,6 +119,12 @@ def get_experiment(store: SessionStore, experiment_id: str) -> ExperimentInfo:
         return ExperimentInfo.of(row)
 
 
+def writable(store: SessionStore, experiment_id: str) -> ExperimentInfo:
+    """The experiment if the actor may change it; ExperimentNotFound (not theirs), ReadOnly (a share viewer)."""
+    store.actor.check_writable()
+    return get_experiment(store, experiment_id)
+
+
 def list_experiments(store: SessionStore, *, dataset_id: str | None = None) -> list[ExperimentInfo]:
     """The actor's experiments, newest first (``dataset_id``: only those on that dataset version)."""
     if store.actor.read_only:
@@ -135,6 +141,7 @@ def list_experiments(store: SessionStore, *, dataset_id: str | None = None) -> l
 def set_status(store: SessionStore, experiment_id: str, status: str) -> None:
     """Record the experiment's status (``finished``, ``cancelled``... also stamps the end time)."""
     ended = time.time() if status in ("finished", "cancelled", "error") else None
+    writable(store, experiment_id)
     with Session(writer(store.engine)) as db:
         db.exec(
             update(ExperimentRow).where(col(ExperimentRow.id) == experiment_id).values(status=status, finished_at=ended)
@@ -168,6 +175,7 @@ def experiment_session_ids(store: SessionStore) -> set[str]:
 
 def finished_units(store: SessionStore, experiment_id: str) -> set[tuple[int, int, int]]:
     """(position, config, repeat) of the results already final: a resumed experiment skips them."""
+    get_experiment(store, experiment_id)
     query = select(ResultRow.position, ResultRow.config_index, ResultRow.repeat).where(
         ResultRow.experiment_id == experiment_id, col(ResultRow.state).in_(FINAL_STATES)
     )
@@ -178,6 +186,7 @@ def finished_units(store: SessionStore, experiment_id: str) -> set[tuple[int, in
 def start_unit(store: SessionStore, key: tuple[str, int, int, int], session_id: str, worker: str) -> None:
     """Record that a unit runs now in ``session_id`` (replacing a stale row from an earlier attempt)."""
     experiment_id, position, config_index, repeat = key
+    writable(store, experiment_id)
     with Session(writer(store.engine)) as db:
         db.exec(delete(ResultRow).where(*_is(key)))
         db.add(
@@ -196,6 +205,7 @@ def start_unit(store: SessionStore, key: tuple[str, int, int, int], session_id: 
 
 def finish_unit(store: SessionStore, key: tuple[str, int, int, int], values: dict[str, Any]) -> None:
     """Write a unit's outcome (state, run, scores, failure, cost)."""
+    writable(store, key[0])
     with Session(writer(store.engine)) as db:
         db.exec(update(ResultRow).where(*_is(key)).values(finished_at=time.time(), **values))
         db.commit()

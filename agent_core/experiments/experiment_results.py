@@ -232,6 +232,7 @@ def _unit(row: Any) -> UnitResult:
 
 def config_summaries(store: SessionStore, info: ExperimentInfo, units: Sequence[UnitResult]) -> list[ConfigSummary]:
     """Per configuration: counts, mean score and cost by SQL ``GROUP BY``; latency percentiles from ``units``."""
+    info = get_experiment(store, info.id)  # the actor's to read, whatever ``info`` the caller holds
     final = col(ResultRow.state).in_(("done", "error"))
     query = (
         select(

@@ -27,7 +27,7 @@ OUTSIDE_READ: contextvars.ContextVar[str | None] = contextvars.ContextVar("sparr
 SENDS: dict[str, str] = {
     "web_search": "sends the query {query} to a search provider",
     "fetch_url": "requests {url}, a host this run has not read from",
-    "get_weather": "sends the place {location} to a weather service",
+    "get_weather": "sends the city {city} to a weather service",
     "remember": "stores {fact} in long-term memory, read back in later sessions",
 }
 """Built-in tools that send data out or persist it, with what a call does (filled from its arguments)."""

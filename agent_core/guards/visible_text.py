@@ -13,6 +13,8 @@ import unicodedata
 _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 """Control, format, surrogate, private-use and unassigned characters, and the line/paragraph separators."""
 _KEPT = frozenset({"\u200d"})
+_FOLD_DROPPED = frozenset({"Cc", "Cf", "Cs"})
+"""Dropped from the matching form: control, format (zero-width, bidi overrides) and surrogate characters."""
 
 
 def is_hidden(char: str) -> bool:
@@ -30,3 +32,11 @@ def visible(text: str) -> str:
 def _escape(char: str) -> str:
     code = ord(char)
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def fold(text: str) -> str:
+    """The matching form: NFKC, case-folded, invisible characters removed; line breaks kept, other runs of space one."""
+    shown = "".join(c for c in text if c in "\t\n\r" or unicodedata.category(c) not in _FOLD_DROPPED)
+    folded = unicodedata.normalize("NFKC", shown).casefold()
+    lines = (" ".join(line.split()) for line in folded.splitlines())
+    return "\n".join(line for line in lines if line)

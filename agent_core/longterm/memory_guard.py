@@ -25,6 +25,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from agent_core.guards.output_check import OutputCheck, default_check
+from agent_core.guards.visible_text import fold as fold  # the matching form; the duplicate key uses it too
 from agent_core.longterm.sensitive import find_sensitive
 
 MIN_CHARS = 3
@@ -63,14 +64,6 @@ def normalize(text: str) -> str:
     """The stored form: invisible characters removed, whitespace (newlines included) collapsed to single spaces."""
     visible = "".join(c for c in text if c in "\t\n\r" or unicodedata.category(c) not in _DROPPED_CATEGORIES)
     return " ".join(visible.split())
-
-
-def fold(text: str) -> str:
-    """The matching form: NFKC, case-folded, invisible characters removed; line breaks kept, other runs of space one."""
-    visible = "".join(c for c in text if c in "\t\n\r" or unicodedata.category(c) not in _DROPPED_CATEGORIES)
-    folded = unicodedata.normalize("NFKC", visible).casefold()
-    lines = (" ".join(line.split()) for line in folded.splitlines())
-    return "\n".join(line for line in lines if line)
 
 
 def find_instructions(text: str) -> list[InstructionMatch]:

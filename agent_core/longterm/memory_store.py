@@ -17,7 +17,6 @@ from; deleting that session keeps the memory and its mark (``source_deleted`` th
 from __future__ import annotations
 
 import builtins
-import hashlib
 import logging
 import time
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
 from agent_core.guards.visible_text import visible
-from agent_core.longterm.memory_guard import MemoryRefused, check_memory, fold
+from agent_core.longterm.memory_guard import MemoryRefused, check_memory
 from agent_core.longterm.memory_record import (  # re-exported: the store's callers import them from here
     DEFAULT_SCOPE as DEFAULT_SCOPE,
 )
@@ -38,6 +37,7 @@ from agent_core.longterm.memory_record import default_scope as default_scope
 from agent_core.store.actors import LOCAL_ADMIN, Actor
 from agent_core.store.database import create_db_engine, lock_name, writer
 from agent_core.store.memory_index import has_fts, in_scope, owned_by, query_terms, search_statement
+from agent_core.store.memory_index import text_hash as text_hash  # re-exported: the duplicate key
 from agent_core.store.memory_search_pg import postgresql_scores
 from agent_core.store.tables import MemoryRow, SessionRow
 from agent_core.store.titles import UNTITLED
@@ -48,15 +48,6 @@ MAX_PER_SCOPE = 5000
 """Memories a scope may hold; a run that keeps saving cannot fill the disk."""
 MAX_SEARCH_RESULTS = 50
 ORIGINS = ("agent", "user", "outside")
-
-
-def text_hash(text: str, owner: str | None = None) -> str:
-    """The duplicate key of a (normalised) memory: SHA-256 of its folded form, so case and spacing do not count.
-
-    An owner's memories hash with the owner in front, so two users may each save the same fact in a scope.
-    """
-    folded = " ".join(fold(text).split())
-    return hashlib.sha256((folded if owner is None else f"{owner}\0{folded}").encode("utf-8")).hexdigest()
 
 
 class MemoryStore:

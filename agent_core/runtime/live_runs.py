@@ -15,6 +15,7 @@ from agent_core.engine.approvals import Approvals
 from agent_core.events import Event, RunFinished
 from agent_core.guards.limits import CancelToken
 from agent_core.store.event_codec import decode
+from agent_core.store.outage import DatabaseUnavailable
 from agent_core.store.run_owners import RunOwner
 from agent_core.store.session_store import SessionStore
 
@@ -80,6 +81,8 @@ class LiveRun:
                 with self._changed:
                     self.events.append(event)
                     self._changed.notify_all()
+        except DatabaseUnavailable as exc:  # a long database outage: its own sentence says what and how to resume
+            self.error = str(exc)
         except Exception as exc:  # the run's own errors are events; this is the plumbing failing
             self.error = f"{type(exc).__name__}: {exc}"
         finally:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 OWNER_MAX_CHARS = 520
 """Longest owner stored: ``ISSUER#SUBJECT`` (an issuer URL and a subject of at most 255 characters each)."""
+HIDDEN_IDENTITY = "someone"
+"""Who owns a session and who started its runs, as a share-link viewer is told: a link names nobody."""
 ISSUER_SEP = "#"
 """Between issuer and subject in an owner key; an OpenID Connect issuer URL has no fragment, so never a ``#``."""
 

@@ -18,6 +18,7 @@ from sqlalchemy import Connection, Engine, event, make_url, text
 from sqlalchemy.engine import URL
 from sqlmodel import StaticPool, create_engine
 
+from agent_core.store.outage import read_only_refusal
 from agent_core.store.schema import (
     SCHEMA_VERSION,
     SchemaState,
@@ -64,6 +65,7 @@ def create_db_engine(url: str | None = None, *, echo: bool = False, migrate: boo
     parsed = make_url(database_url(url))
     engine = _sqlite_engine(parsed, echo) if parsed.get_backend_name() == "sqlite" else _other_engine(parsed, echo)
     guard_text(engine)
+    event.listen(engine, "handle_error", read_only_refusal)
     if not migrate:
         return engine
     try:

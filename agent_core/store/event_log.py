@@ -10,6 +10,7 @@ from sqlalchemy import bindparam, literal
 from sqlmodel import col, func, insert, select, update
 
 from agent_core.events import Event, RunStarted
+from agent_core.store.actors import HIDDEN_IDENTITY
 from agent_core.store.event_codec import decode, encode, gc_paused
 from agent_core.store.records import StoredEvent
 from agent_core.store.tables import EventRow, RunRow, SessionRow, table_of
@@ -89,12 +90,16 @@ class EventLog(StoreBase):
             return [StoredEvent(*row) for row in db.exec(event_rows(select(*STORED_COLUMNS), session_id, upto_seq))]
 
     def run_starters(self, session_id: str) -> dict[str, str]:
-        """Who started each run of the session (run id -> email, subject or ``local``), oldest run first."""
+        """Who started each run of the session (run id -> email, subject or ``local``), oldest run first.
+
+        A share-link viewer is told ``HIDDEN_IDENTITY`` for each: a link names nobody.
+        """
         query = select(RunRow.run_id, RunRow.started_by).where(col(RunRow.session_id) == session_id)
         query = query.order_by(col(RunRow.started_at), col(RunRow.run_id))
         with self._read() as db:
             self._session(db, session_id)
-            return {run_id: who for run_id, who in db.exec(query)}
+            hidden = self.actor.read_only
+            return {run_id: HIDDEN_IDENTITY if hidden else who for run_id, who in db.exec(query)}
 
     def _visible_upto(self, upto_seq: int | None) -> int | None:
         """``upto_seq`` cut at the point a snapshot's share link shows."""

@@ -10,10 +10,13 @@ query terms that occur in the memory (substring, case-insensitive) and *relevanc
 (``-bm25 / (1 - bm25)``), which ``memory_search_pg`` computes the same way on PostgreSQL. A memory holding
 more of the query's terms always ranks first; BM25 orders memories holding as many. Without FTS5 (an SQLite
 built without it) the relevance part is 0 and search still works, by ``LIKE`` alone.
+
+The duplicate key of a memory (``text_hash``) lives here too: the store re-keys it when a memory changes owner.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import unicodedata
@@ -23,6 +26,7 @@ from sqlalchemy import Connection, Float, Integer, and_, case, func, literal, or
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql import ColumnElement, Select
 
+from agent_core.guards.visible_text import fold
 from agent_core.store.tables import MemoryRow, table_of
 
 log = logging.getLogger(__name__)
@@ -168,3 +172,13 @@ def search_statement(
         .order_by(score.desc(), memories.c.created_at.desc(), memories.c.id.desc())
         .limit(limit)
     )
+
+
+def text_hash(text: str, owner: str | None = None) -> str:
+    """The duplicate key of a (normalised) memory: SHA-256 of its folded form, so case and spacing do not count.
+
+    An owner's memories hash with the owner in front, so two users may each save the same fact in a scope; a memory
+    that changes owner (claimed, adopted at sign-in) is hashed again for its new owner.
+    """
+    folded = " ".join(fold(text).split())
+    return hashlib.sha256((folded if owner is None else f"{owner}\0{folded}").encode("utf-8")).hexdigest()

@@ -14,7 +14,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy.exc import DBAPIError, OperationalError
 
@@ -71,6 +71,20 @@ def with_retry(write: Callable[[], T], what: str, *, budget: float | None = None
             log.warning("database write failed (%s); retrying in %.1f s", problem(exc), pause)
             time.sleep(pause)
             pause = min(pause * 2, MAX_PAUSE_S)
+
+
+def read_only_refusal(context: Any) -> DatabaseUnavailable | None:
+    """A write refused because the database is read-only, as one sentence (an engine's ``handle_error`` hook).
+
+    Every write of every store call fails the same way on such a database (a ``?mode=ro`` SQLite file, a read-only
+    mount, a PostgreSQL standby or ``default_transaction_read_only``): the caller gets ``DatabaseUnavailable``
+    naming it, never SQLAlchemy's wrapped ``OperationalError``. Nothing was written.
+    """
+    exc = context.sqlalchemy_exception or context.original_exception
+    words = problem(exc)
+    if not any(word in words.lower() for word in _FOR_GOOD[:3]):
+        return None
+    return DatabaseUnavailable(f"the database is read-only, so nothing can be recorded: {words}")
 
 
 def unavailable(exc: BaseException, what: str, waited: float) -> DatabaseUnavailable:

@@ -27,6 +27,7 @@ from agent_core.events import Event
 from agent_core.guards.limits import CancelToken
 from agent_core.store.database import writer
 from agent_core.store.event_codec import decode
+from agent_core.store.outage import DatabaseUnavailable, with_retry
 from agent_core.store.tables import EventRow, RunOwnerRow, table_of
 
 log = logging.getLogger(__name__)
@@ -230,5 +231,15 @@ def owned(owners: RunOwners, claim: RunOwner, cancel: CancelToken, events: Itera
         heartbeat.stop()
         try:
             owners.release(claim)
-        except Exception as exc:  # the run is over either way; a stale claim frees itself
+        except Exception as exc:  # the run is over either way: release it once the database is back
             log.warning("could not release run %s: %s", claim.run_id, exc)
+            threading.Thread(target=release_later, args=(owners, claim), name="release", daemon=True).start()
+
+
+def release_later(owners: RunOwners, claim: RunOwner) -> None:
+    """Release ``claim`` as soon as the database takes writes again (a run stopped by an outage is resumable then,
+    not only once its claim has gone stale); gives up after ``STALE_AFTER_S``, when it frees itself anyway."""
+    try:
+        with_retry(lambda: owners.release(claim), f"the end of run {claim.run_id}", budget=STALE_AFTER_S)
+    except DatabaseUnavailable as exc:
+        log.warning("%s", exc)

@@ -76,12 +76,12 @@ class SessionStore(Snapshots, Dumps, RunQueries, ShareLinks, RunControl, Adoptio
         if unowned:
             query = query.where(col(SessionRow.owner).is_(None))
         with self._read() as db:
-            return [SessionInfo.of(row) for row in db.exec(query)]
+            return [self._seen(SessionInfo.of(row)) for row in db.exec(query)]
 
     def get_session(self, session_id: str) -> SessionInfo:
         """One session; raises SessionNotFound (NotYours when the actor may not see it)."""
         with self._read() as db:
-            return SessionInfo.of(self._session(db, session_id))
+            return self._seen(SessionInfo.of(self._session(db, session_id)))
 
     def rename_session(self, session_id: str, title: str) -> SessionInfo:
         """Give a session a title of its own (the first question no longer decides it)."""

@@ -49,12 +49,12 @@ class Snapshots(EventLog):
         with self._read() as db:
             self._session(db, session_id)
             rows = db.exec(query.order_by(col(SnapshotRow.created_at), col(SnapshotRow.upto_seq)))
-            return [SnapshotInfo.of(row) for row in rows]
+            return [self._seen(SnapshotInfo.of(row)) for row in rows]
 
     def get_snapshot(self, snapshot_id: str) -> SnapshotInfo:
         """One snapshot; raises SnapshotNotFound."""
         with self._read() as db:
-            return SnapshotInfo.of(self._snapshot(db, snapshot_id))
+            return self._seen(SnapshotInfo.of(self._snapshot(db, snapshot_id)))
 
     def snapshot_events(self, snapshot_id: str) -> list[Event]:
         """The events a snapshot holds (for a preview before forking it)."""

@@ -9,15 +9,17 @@ from __future__ import annotations
 import copy
 import uuid
 from collections.abc import Iterable
-from typing import Self
+from typing import Self, TypeVar
 
 from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlmodel import Session, SQLModel
 
 from agent_core.store.actors import LOCAL_ADMIN, Actor
 from agent_core.store.database import writer
 from agent_core.store.redaction import Redactor
 from agent_core.store.tables import SessionRow, SnapshotRow
+
+Shown = TypeVar("Shown", bound=SQLModel)
 
 
 class SessionNotFound(LookupError):
@@ -56,6 +58,10 @@ class StoreBase:
         other = copy.copy(self)
         other.actor = actor
         return other
+
+    def _seen(self, info: Shown) -> Shown:
+        """``info`` (a session or snapshot) as the actor may see it: a share-link viewer is told no owner."""
+        return info.model_copy(update={"owner": None}) if self.actor.read_only else info
 
     def _session(self, db: Session, session_id: str, *, write: bool = False) -> SessionRow:
         """The session's row if the actor may read it (change it, with ``write``); else SessionNotFound/NotYours."""

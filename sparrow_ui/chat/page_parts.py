@@ -34,11 +34,25 @@ def empty_state(store: SessionStore, config: ModelConfig, *, viewing: bool) -> N
         examples.offer(store)
 
 
+_FAILED = "failed_run"
+"""(session id, run id) and the sentence of the last run here whose thread stopped it (a long database outage)."""
+
+
+def remember_failure(live: ActiveRun) -> None:
+    """A run whose thread stopped without ending it (``live.error``): keep why, to say it once it shows interrupted."""
+    if live.error:
+        st.session_state[_FAILED] = ((live.key, live.run_id), live.error)
+
+
 def run_buttons(store: SessionStore, view: SessionView, config: ModelConfig, live: ActiveRun | None) -> None:
     """Under the conversation: Resume for an interrupted run, Stop for a live one, and the question waiting."""
     interrupted = None if live or view.info is None else store.interrupted_run(view.info.id)
     if view.info is not None and interrupted is not None:
-        st.warning(t("chat.interrupted"))
+        failed = st.session_state.get(_FAILED)
+        if failed and failed[0] == (view.info.id, interrupted.run_id):
+            st.error(neutralize(failed[1]), icon=":material/database:")  # why it stopped (the database, say)
+        else:
+            st.warning(t("chat.interrupted"))
         if st.button(t("chat.resume"), icon=":material/replay:", disabled=not config.configured):
             try:
                 resume_interrupted(store, view.info.id, config, interrupted.run_id)

@@ -34,6 +34,8 @@ from tests.store.helpers import arithmetic_agent, run
 MARK = "ALICE-PRIVATE-7c1f"
 ALICE = Actor.user("https://id.example.com#sub-alice", "alice@example.com")
 BOB = Actor.user("https://id.example.com#sub-bob", "bob@example.com")
+ALICE_IDS = (ALICE.subject or "", "sub-alice", ALICE.email or "")
+"""Who Alice is: her owner key, her subject, her email. No visitor's answer names her, not even her shared session's."""
 REFUSALS = (SessionNotFound, SnapshotNotFound, ShareLinkInvalid, PermissionError, MemoryNotFound, NothingToResume)
 Expect = Literal["refused", "clean"]
 STRANGER_RUN = RunStarted(run_id="run_x", question=MARK, model="m", protocol="react")
@@ -176,6 +178,8 @@ def walk(probes: dict[str, Probe], store: Any, w: World, role: str) -> list[str]
             wrong.append(f"{name}: {got} ({value!r:.120}), expected {expected}")
         elif got == "clean" and (MARK in repr(value) or (role != "viewer_shared" and w.target in repr(value))):
             wrong.append(f"{name}: answered with Alice's data: {value!r:.200}")
+        elif got == "clean" and (found := [i for i in ALICE_IDS if i in repr(value)]):
+            wrong.append(f"{name}: named Alice ({found}): {value!r:.200}")
     return wrong
 
 
