@@ -103,9 +103,11 @@ class RunLoop:
         by_id = {r.call_id: r for r in (*ran, *answered)}
         results = [by_id[c.call_id] for c in calls if c.call_id in by_id]
         record = record_for(self.protocol, finished, results, self.tools)
-        self.thinking.narrowed = yield from self.guard.after_step(step, repeats, self.protocol.narrowing)
-        if self.thinking.narrowed:
-            record.messages.append(self.protocol.answer_request(answer_request(repeats, self.guard.repeats)))
+        offered = [t.name for t in self.offered]
+        narrowed = yield from self.guard.after_step(step, repeats, offered, self.protocol.describe_narrowing)
+        self.thinking.narrowed = narrowed
+        if narrowed is not None:
+            record.messages.append(self.protocol.answer_request(answer_request(repeats, self.guard.repeats), narrowed))
         self.pad.add(record)
 
     def _check_limits(self) -> None:

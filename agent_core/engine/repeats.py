@@ -10,10 +10,11 @@ clock, a web search) is always run again: its answer may change.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from agent_core.engine.protocols.protocol import Narrowing
 from agent_core.engine.call_index import CallIndex, RecordedCall, canonical_arguments
 from agent_core.events import AnswerRequested, CallRepeated, Event, ToolFinished
 from agent_core.guards.limits import RunStopped
@@ -48,6 +49,7 @@ class RepeatGuard:
         self.repeats = sum(1 for e in earlier if isinstance(e, CallRepeated))
         self.keys: set[str] = set()
         """The repeated calls, as ``tool(canonical arguments)``."""
+        self.repeated_tools = tuple(dict.fromkeys(e.tool for e in earlier if isinstance(e, CallRepeated)))
 
     def watch(self, events: Generator[Event, None, list[ToolFinished]]) -> Generator[Event, None, list[ToolFinished]]:
         """Pass ``events`` on, learning every call made; returns what the generator returns."""
@@ -70,6 +72,7 @@ class RepeatGuard:
                 continue
             self.repeats += 1
             self.keys.add(f"{call.name}({canonical_arguments(call.arguments)})")
+            self.repeated_tools = tuple(dict.fromkeys((*self.repeated_tools, call.name)))
             repeats.append(Repeat(call, earlier, self.repeats))
             if self.policy == "allow":
                 run.append(call)
@@ -107,16 +110,26 @@ class RepeatGuard:
                 yield finished
         return made
 
-    def after_step(self, step: int, repeats: Sequence[Repeat], narrowing: str) -> Iterator[Event]:
-        """End the run after too many repeats, or say that the next request is narrowed; True when it is."""
+    def after_step(
+        self, step: int, repeats: Sequence[Repeat], offered: Sequence[str], describe: Callable[[Narrowing], str]
+    ) -> Generator[Event, None, Narrowing | None]:
+        """End the run after too many repeats, or say how the next request is narrowed (returned; None if not)."""
         if not repeats or self.policy != "redirect":
-            return False
+            return None
         if self.repeats >= STOP_AFTER:
             raise RunStopped("repeated", self.stop_sentence(repeats[-1]))
         if self.repeats < NARROW_AFTER:
-            return False
-        yield AnswerRequested(run_id=self.run_id, step=step, repeats=self.repeats, narrowing=narrowing)
-        return True
+            return None
+        narrowing = self.narrowing(repeats[-1], offered)
+        yield AnswerRequested(run_id=self.run_id, step=step, repeats=self.repeats, narrowing=describe(narrowing))
+        return narrowing
+
+    def narrowing(self, last: Repeat, offered: Sequence[str]) -> Narrowing:
+        """The narrowing after ``last``: around every tool repeated so far, failed when its earlier call failed."""
+        finished = last.earlier.finished
+        failed = finished is not None and finished.error is not None
+        others = tuple(name for name in offered if name not in self.repeated_tools)
+        return Narrowing(self.repeated_tools, failed=failed, other_tools=others)
 
     def stop_sentence(self, last: Repeat) -> str:
         """Why the run ended: the repeated call, how often, and where it was first made."""

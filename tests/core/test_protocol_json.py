@@ -170,7 +170,7 @@ def test_every_illegal_reply_is_rejected(reply: dict[str, Any]) -> None:
     ("text", "problem"),
     [
         ('{"thought": "x", "action": {"tool": "calculator", "arguments": {}}, "final_answer": "y"}', "both"),
-        ('{"action": {"tool": "calculator", "arguments": {}}}', 'no "thought"'),
+        ('{"thought": 3, "action": {"tool": "calculator", "arguments": {}}}', '"thought" must be a string'),
         ('{"thought": "hmm"}', "neither"),
         ("Thought: I will answer in text\nFinal Answer: 4", "not a JSON object"),
         ('{"thought": "x", "final_answer": "   "}', "non-empty"),

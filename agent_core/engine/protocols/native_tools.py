@@ -35,7 +35,7 @@ class NativeToolsProtocol(AgentProtocol):
         """The tool schemas, when there are tools."""
         return {"tools": [t.schema for t in tools]} if tools else {}
 
-    def narrowed_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
+    def narrowed_options(self, tools: Sequence[Tool], narrowing: Narrowing) -> dict[str, Any]:
         """The same tools with ``tool_choice: "none"``: the server lets the model answer only in text."""
         return {"tools": [t.schema for t in tools], "extra": {"tool_choice": "none"}} if tools else {}
 
