@@ -14,8 +14,8 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from agent_core.engine.protocols.protocol import Narrowing
 from agent_core.engine.call_index import CallIndex, RecordedCall, canonical_arguments
+from agent_core.engine.protocols.protocol import Narrowing
 from agent_core.events import AnswerRequested, CallRepeated, Event, ToolFinished
 from agent_core.guards.limits import RunStopped
 from agent_core.tools.runner import CallRequest

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agent_core.engine.protocols.protocol import AgentProtocol, Decision
+from agent_core.engine.protocols.protocol import AgentProtocol, Decision, Narrowing
 from agent_core.guards import json_limits
 from agent_core.models.chat_model import Completion, Message
 from agent_core.tools.runner import CallRequest
