@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from agent_core.engine.acting import Acting
 from agent_core.engine.context_window import Scratchpad, Turn, record_for
+from agent_core.engine.protocols.protocol import Narrowing
 from agent_core.engine.repeats import RepeatGuard, answer_request
 from agent_core.engine.run_context import RunContext
 from agent_core.engine.thinking import Thinking
@@ -38,6 +39,8 @@ class ResumePoint:
     scratchpad: Scratchpad
     next_step: int
     earlier: tuple[Event, ...]
+    narrowed: Narrowing | None = None
+    """Set when the last complete step asked for the answer: the next request is narrowed again."""
 
 
 class RunLoop:
@@ -58,6 +61,7 @@ class RunLoop:
         self.acting = Acting(parts, run_id, cancel, self.deadline, Taint.from_events(resume.earlier if resume else ()))
         self.guard = RepeatGuard(parts.tools, self.settings.repeat_policy, run_id, resume.earlier if resume else ())
         self.thinking = Thinking(parts, question, run_id, cancel, self.deadline, self.pad)
+        self.thinking.narrowed = resume.narrowed if resume else None
         self.started = time.perf_counter()
         self.last_thought = ""
         self.offered: list[Tool] = self.tools

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent_core.engine.call_index import CallIndex, RecordedCall, canonical_arguments
-from agent_core.engine.protocols.protocol import Narrowing
-from agent_core.events import AnswerRequested, CallRepeated, Event, ToolFinished
+from agent_core.engine.protocols.protocol import AgentProtocol, Narrowing
+from agent_core.events import AnswerRequested, CallRepeated, Event, StepStarted, ToolFinished
 from agent_core.guards.limits import RunStopped
+from agent_core.models.chat_model import Message
 from agent_core.tools.runner import CallRequest
 from agent_core.tools.tool import ToolSet
 from agent_core.views.formatting import clip, plural
@@ -160,3 +161,32 @@ def answer_request(repeats: Sequence[Repeat], count: int) -> str:
         f"({plural(count, 'repeated call')} so far); it was made at step {last.earlier.step} and returned: "
         f"{clip(result, 500)}\nDo not call it again."
     )
+
+
+def rebuilt_requests(events: Sequence[Event], protocol: AgentProtocol) -> dict[int, tuple[Message, Narrowing]]:
+    """The answer requests of a recorded run, by the step they followed: the message and the narrowing, rebuilt.
+
+    A resumed run gets them back in its scratchpad (and, after its last complete step, the narrowed request).
+    """
+    index = CallIndex(events)
+    offered: dict[int, tuple[str, ...]] = {}
+    repeated: list[CallRepeated] = []
+    out: dict[int, tuple[Message, Narrowing]] = {}
+    for event in events:
+        if isinstance(event, StepStarted):
+            offered[event.step] = event.offered_tools
+        elif isinstance(event, CallRepeated):
+            repeated.append(event)
+        elif isinstance(event, AnswerRequested) and repeated:
+            last = repeated[-1]
+            earlier = index.find(last.tool, last.arguments)
+            if earlier is None:
+                continue
+            repeat = Repeat(CallRequest(last.call_id, last.tool, dict(last.arguments)), earlier, last.repeats)
+            tools = tuple(dict.fromkeys(r.tool for r in repeated))
+            failed = earlier.finished is not None and earlier.finished.error is not None
+            others = tuple(name for name in offered.get(event.step, ()) if name not in tools)
+            narrowing = Narrowing(tools, failed=failed, other_tools=others)
+            message = protocol.answer_request(answer_request([repeat], event.repeats), narrowing)
+            out[event.step] = (message, narrowing)
+    return out

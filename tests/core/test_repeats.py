@@ -239,3 +239,33 @@ def test_a_guard_built_from_earlier_events_keeps_counting_repeats() -> None:
     guard = RepeatGuard(ToolSet(builtin_tools()), "redirect", "r", events)
     found = guard.index.find("calculator", CALC)
     assert guard.repeats == 2 and found is not None and (found.step, found.finished.output) == (1, "391")
+
+
+@pytest.mark.parametrize("protocol", ["json", "react", "tools"])
+def test_a_run_resumed_after_the_answer_request_sends_the_same_narrowed_request(protocol: str) -> None:
+    calls = {
+        "json": [json_reply("multiply", action={"tool": "calculator", "arguments": CALC})] * 3,
+        "react": calc_replies(3),
+        "tools": [Reply.call("calculator", **CALC)] * 3,
+    }[protocol]
+    last = {"json": json.dumps({"final_answer": "391"}), "react": answer("ok", "391"), "tools": "391"}[protocol]
+    live = ScriptedModel([*calls, last])
+    events = list(Agent(live, builtin_tools(), protocol=protocol).run("What is 17 * 23?"))
+    asked = next(i for i, e in enumerate(events) if isinstance(e, AnswerRequested))
+    resumed = ScriptedModel([last])
+    rest = list(Agent(resumed, builtin_tools(), protocol=protocol).resume(events[: asked + 1]))
+    before, after = live.requests[3], resumed.requests[0]
+    assert after.messages == before.messages  # the answer request is rebuilt in the scratchpad
+    assert after.messages[-1]["content"].startswith(ASKED)
+    assert (after.response_format, after.tools, after.extra) == (before.response_format, before.tools, before.extra)
+    assert (rest[-1].status, rest[-1].final_answer) == ("completed", "391")
+
+
+def test_a_run_resumed_later_keeps_the_answer_request_in_its_steps() -> None:
+    model = ScriptedModel([*calc_replies(3), react("add", "calculator", expression="2 + 2"), answer("ok", "391")])
+    events = list(Agent(model, builtin_tools()).run("What is 17 * 23?"))
+    cut = next(i for i, e in enumerate(events) if isinstance(e, ToolFinished) and e.step == 4)
+    resumed = ScriptedModel([answer("ok", "391")])
+    list(Agent(resumed, builtin_tools()).resume(events[: cut + 1]))
+    assert resumed.requests[0].messages == model.requests[4].messages
+    assert sum(m["content"].startswith(ASKED) for m in resumed.requests[0].messages) == 1
