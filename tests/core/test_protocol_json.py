@@ -231,7 +231,10 @@ def test_the_seed_question_end_to_end_with_the_schema_enforced(streaming: bool) 
     second_request = server.requests[1]["messages"]
     assert second_request[-2:] == [
         {"role": "assistant", "content": DATE_STEP},
-        {"role": "user", "content": "Observation: 2024-05-20 (Monday) + 150 days = 2024-10-17 (Thursday)"},
+        {
+            "role": "user",
+            "content": "Observation: date_calculator returned: 2024-05-20 (Monday) + 150 days = 2024-10-17 (Thursday)",
+        },
     ]
 
 

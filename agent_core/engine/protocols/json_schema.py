@@ -88,6 +88,14 @@ class JsonSchemaProtocol(PromptedProtocol):
             return {"role": "user", "content": f"{repeat}\n{ask}"}
         return {"role": "user", "content": f"{repeat}\n{self.answer_now}"}
 
+    def observation_messages(self, results: Sequence[tuple[str, str, str]]) -> list[Message]:
+        """``Observation: calculator returned: 391``: the tool named, so the result reads as that call's answer.
+
+        Measured with SmolLM2-135M: after a bare ``Observation: 391`` it called the calculator on 391 (and on
+        392, 393...); with the tool named it gave the answer.
+        """
+        return [{"role": "user", "content": f"Observation: {tool} returned: {output}"} for _, tool, output in results]
+
     def interpret(self, completion: Completion, tools: ToolSet) -> Decision:
         """One action, a final answer, or a format problem; the whole reply stays in the context."""
         reply = read_reply(completion.text)
