@@ -87,6 +87,7 @@ class RunLoop:
                     break
                 if decision.format_error is not None:
                     self._format_failure(finished)
+                    self.thinking.narrowed = self.thinking.sent_narrowed  # an unusable reply keeps the narrowing
                     continue
                 self.format_failures = 0
                 yield from self._act(step, finished, decision.calls)

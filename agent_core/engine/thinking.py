@@ -32,6 +32,8 @@ class Thinking:
         self._last_request: list[Message] = []
         self.narrowed: Narrowing | None = None
         """Set when the next request must be narrowed (after repeated calls); reset once sent."""
+        self.sent_narrowed: Narrowing | None = None
+        """The narrowing of the last request sent (None if it was not narrowed)."""
 
     def think(self, step: int, offered: list[Tool]) -> Iterator[Event]:
         """Ask the model with ``offered`` tools; yields its deltas and ModelFinished, returns (decision, finished)."""
@@ -39,7 +41,7 @@ class Thinking:
         prefix, prefix_tokens = self._prefix()
         messages = [*prefix, *self.pad.messages()]
         request = self._request(messages)
-        self.narrowed = None
+        self.sent_narrowed, self.narrowed = self.narrowed, None
         timing = Timing()
         completion: Completion | None = None
         failure: Exception | None = None

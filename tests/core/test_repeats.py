@@ -154,7 +154,12 @@ def test_json_the_narrowed_request_allows_only_a_final_answer() -> None:
             {
                 "type": "object",
                 "properties": {
-                    "final_answer": {"type": "string", "minLength": 1, "description": "The answer for the user."},
+                    "final_answer": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": "The answer for the user.",
+                        "maxLength": 600,
+                    },
                 },
                 "required": ["final_answer"],
                 "additionalProperties": False,
@@ -269,3 +274,14 @@ def test_a_run_resumed_later_keeps_the_answer_request_in_its_steps() -> None:
     list(Agent(resumed, builtin_tools()).resume(events[: cut + 1]))
     assert resumed.requests[0].messages == model.requests[4].messages
     assert sum(m["content"].startswith(ASKED) for m in resumed.requests[0].messages) == 1
+
+
+def test_json_an_unusable_reply_to_the_narrowed_request_keeps_the_narrowing() -> None:
+    step = json_reply("multiply", action={"tool": "calculator", "arguments": CALC})
+    cut = '{"final_answer": "391. So 391 is'  # a reply cut by max_tokens
+    with FakeOpenAIServer([step, step, step, cut, json.dumps({"final_answer": "391"})]) as s:
+        model = OpenAIChatModel("fake-model", base_url=s.base_url, api_key="sk-test")
+        events = list(Agent(model, builtin_tools(), protocol="json").run("What is 17 * 23?"))
+    schemas = [f["json_schema"]["schema"] for f in s.response_formats]  # type: ignore[index]
+    assert schemas[3:] == [answer_schema(), answer_schema()]  # a cut reply: the next request is narrowed again
+    assert (events[-1].status, events[-1].final_answer) == ("completed", "391")

@@ -42,9 +42,14 @@ def reply_schema(tools: Sequence[Tool]) -> dict[str, Any]:
     return schema
 
 
+ANSWER_CHARS = 600
+"""Most characters of the answer in :func:`answer_schema` (the request after repeated calls wants it short: a
+small model's answer that rambles on is cut by ``max_tokens`` into an unusable reply)."""
+
+
 def answer_schema() -> dict[str, Any]:
     """The schema of a reply that can only be the final answer, written first and alone (no thought to drift in)."""
-    return {"type": "object", "anyOf": [_closed({"final_answer": _answer()})]}
+    return {"type": "object", "anyOf": [_closed({"final_answer": {**_answer(), "maxLength": ANSWER_CHARS}})]}
 
 
 def response_format(tools: Sequence[Tool], schema: dict[str, Any] | None = None) -> dict[str, Any]:
