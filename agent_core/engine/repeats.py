@@ -2,8 +2,8 @@
 
 Small models loop: they ask for ``calculator("17 * 23")`` again and again though 391 is in their context.
 The guard answers a repeat with the earlier result and a request to move on (``repeat_policy`` ``redirect``);
-after ``NARROW_AFTER`` repeats the next request is narrowed by the protocol (only a final answer may come
-back), and a model that repeats once more ends the run with status ``repeated``. ``allow`` runs every call
+after ``NARROW_AFTER`` repeats the next request is narrowed by the protocol (a final answer only, or, after a
+failed call, an answer or another tool: see :class:`Narrowing`), and a model that repeats once more ends the run with status ``repeated``. ``allow`` runs every call
 (the repeat is still reported), ``stop`` ends the run at the first repeat. A tool marked ``repeatable`` (the
 clock, a web search) is always run again: its answer may change.
 """
@@ -26,7 +26,7 @@ from agent_core.views.formatting import clip, plural
 RepeatPolicy = Literal["redirect", "allow", "stop"]
 REPEAT_POLICIES: tuple[str, ...] = ("redirect", "allow", "stop")
 NARROW_AFTER = 2
-"""Repeats after which the next request is narrowed to a final answer."""
+"""Repeats after which the next request is narrowed (to a final answer, or away from the repeated tools)."""
 STOP_AFTER = 3
 """Repeats at which the run ends (the model repeated even after the narrowed request)."""
 
