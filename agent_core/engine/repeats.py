@@ -3,9 +3,10 @@
 Small models loop: they ask for ``calculator("17 * 23")`` again and again though 391 is in their context.
 The guard answers a repeat with the earlier result and a request to move on (``repeat_policy`` ``redirect``);
 after ``NARROW_AFTER`` repeats the next request is narrowed by the protocol (a final answer only, or, after a
-failed call, an answer or another tool: see :class:`Narrowing`), and a model that repeats once more ends the run with status ``repeated``. ``allow`` runs every call
-(the repeat is still reported), ``stop`` ends the run at the first repeat. A tool marked ``repeatable`` (the
-clock, a web search) is always run again: its answer may change.
+failed call, an answer or another tool: see ``Narrowing``), and a model that repeats once more ends the run
+with status ``repeated``. ``allow`` runs every call (the repeat is still reported), ``stop`` ends the run at
+the first repeat. A tool marked ``repeatable`` (the clock, a web search) is always run again: its answer may
+change.
 """
 
 from __future__ import annotations
