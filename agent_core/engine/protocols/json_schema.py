@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agent_core.engine.protocols.json_reply import answer_schema, read_reply, response_format
+from agent_core.engine.protocols.json_reply import answer_schema, partial_answer, read_reply, response_format
 from agent_core.engine.protocols.prompted import PromptedProtocol, one_call
 from agent_core.engine.protocols.protocol import Decision, Narrowing
 from agent_core.models.chat_model import Completion, Message
@@ -100,6 +100,9 @@ class JsonSchemaProtocol(PromptedProtocol):
         """One action, a final answer, or a format problem; the whole reply stays in the context."""
         reply = read_reply(completion.text)
         assistant = self.assistant_message(completion.text, ())
+        cut = partial_answer(completion.text).strip() if completion.finish_reason == "length" else ""
+        if reply.problem is not None and cut:  # cut by max_tokens inside its answer: kept as written, as in ReAct text
+            return Decision(thought=reply.thought, final_answer=cut, assistant=assistant)
         if reply.problem is not None:
             return Decision(thought=reply.thought, format_error=reply.problem, assistant=assistant)
         if reply.final_answer is not None:
