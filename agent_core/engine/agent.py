@@ -12,6 +12,7 @@ from agent_core.engine.attachments import Attachment, check_attachments
 from agent_core.engine.context_window import ConversationMemory, rebuild_scratchpad
 from agent_core.engine.loop import ResumePoint, RunLoop
 from agent_core.engine.protocols import AgentProtocol, get_protocol
+from agent_core.engine.repeats import rebuilt_requests
 from agent_core.engine.run_context import AgentSettings, RunContext
 from agent_core.events import Event, RunStarted
 from agent_core.guards.limits import CancelToken
@@ -74,8 +75,12 @@ class Agent:
         started = next((e for e in run_events if isinstance(e, RunStarted)), None)
         if started is None:
             raise ValueError("cannot resume: the events hold no run_started event")
-        pad, last_step = rebuild_scratchpad(run_events, self.protocol, list(self.tools), self.settings.keep_steps)
-        point = ResumePoint(pad, last_step + 1, tuple(run_events))
+        asked = rebuilt_requests(run_events, self.protocol)
+        messages = {step: message for step, (message, _) in asked.items()}
+        tools, keep = list(self.tools), self.settings.keep_steps
+        pad, last_step = rebuild_scratchpad(run_events, self.protocol, tools, keep, messages)
+        narrowed = asked[last_step][1] if last_step in asked else None  # the narrowed request was not answered yet
+        point = ResumePoint(pad, last_step + 1, tuple(run_events), narrowed)
         parts = dataclasses.replace(self.context(), attachments=tuple(map(Attachment.from_dict, started.attachments)))
         loop = RunLoop(parts, started.question, run_id=started.run_id, cancel=cancel or CancelToken(), resume=point)
         return loop.events()

@@ -7,7 +7,7 @@ session gets its conversation back.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -203,9 +203,16 @@ def step_digest(step: int, calls: Sequence[tuple[str, str, str]], problem: str |
 
 
 def rebuild_scratchpad(
-    events: Iterable[Event], protocol: AgentProtocol, tools: Sequence[Tool] = (), keep_steps: int = 6
+    events: Iterable[Event],
+    protocol: AgentProtocol,
+    tools: Sequence[Tool] = (),
+    keep_steps: int = 6,
+    after: Mapping[int, Message] | None = None,
 ) -> tuple[Scratchpad, int]:
-    """The scratchpad of one (interrupted) run from its events, and the number of its last complete step."""
+    """The scratchpad of one (interrupted) run from its events, and the number of its last complete step.
+
+    ``after`` holds messages the loop added to a step's record (the answer request after repeated calls).
+    """
     pad = Scratchpad(keep_steps)
     pending: ModelFinished | None = None
     results: list[ToolFinished] = []
@@ -220,7 +227,10 @@ def rebuild_scratchpad(
         if pending.format_error is None and {r.call_id for r in results} != expected:
             pending, results = None, []  # the step was cut short: it will be redone
             return
-        pad.add(record_for(protocol, pending, results, tools))
+        record = record_for(protocol, pending, results, tools)
+        if after and pending.step in after:
+            record.messages.append(after[pending.step])
+        pad.add(record)
         last_complete = pending.step
         pending, results = None, []
 

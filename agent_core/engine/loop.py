@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from agent_core.engine.acting import Acting
 from agent_core.engine.context_window import Scratchpad, Turn, record_for
+from agent_core.engine.protocols.protocol import Narrowing
 from agent_core.engine.repeats import RepeatGuard, answer_request
 from agent_core.engine.run_context import RunContext
 from agent_core.engine.thinking import Thinking
@@ -39,6 +40,8 @@ class ResumePoint:
     scratchpad: Scratchpad
     next_step: int
     earlier: tuple[Event, ...]
+    narrowed: Narrowing | None = None
+    """Set when the last complete step asked for the answer: the next request is narrowed again."""
 
 
 class RunLoop:
@@ -59,6 +62,7 @@ class RunLoop:
         self.acting = Acting(parts, run_id, cancel, self.deadline, Taint.from_events(resume.earlier if resume else ()))
         self.guard = RepeatGuard(parts.tools, self.settings.repeat_policy, run_id, resume.earlier if resume else ())
         self.thinking = Thinking(parts, question, run_id, cancel, self.deadline, self.pad)
+        self.thinking.narrowed = resume.narrowed if resume else None
         self.started = time.perf_counter()
         self.last_thought = ""
         self.offered: list[Tool] = self.tools
@@ -85,6 +89,7 @@ class RunLoop:
                     break
                 if decision.format_error is not None:
                     self._format_failure(finished)
+                    self.thinking.narrowed = self.thinking.sent_narrowed  # an unusable reply keeps the narrowing
                     continue
                 self.format_failures = 0
                 yield from self._act(step, finished, decision.calls)
@@ -105,9 +110,11 @@ class RunLoop:
         by_id = {r.call_id: r for r in (*ran, *answered)}
         results = [by_id[c.call_id] for c in calls if c.call_id in by_id]
         record = record_for(self.protocol, finished, results, self.tools)
-        self.thinking.narrowed = yield from self.guard.after_step(step, repeats, self.protocol.narrowing)
-        if self.thinking.narrowed:
-            record.messages.append(self.protocol.answer_request(answer_request(repeats, self.guard.repeats)))
+        offered = [t.name for t in self.offered]
+        narrowed = yield from self.guard.after_step(step, repeats, offered, self.protocol.describe_narrowing)
+        self.thinking.narrowed = narrowed
+        if narrowed is not None:
+            record.messages.append(self.protocol.answer_request(answer_request(repeats, self.guard.repeats), narrowed))
         self.pad.add(record)
 
     def _check_limits(self) -> None:

@@ -2,21 +2,24 @@
 
 Small models loop: they ask for ``calculator("17 * 23")`` again and again though 391 is in their context.
 The guard answers a repeat with the earlier result and a request to move on (``repeat_policy`` ``redirect``);
-after ``NARROW_AFTER`` repeats the next request is narrowed by the protocol (only a final answer may come
-back), and a model that repeats once more ends the run with status ``repeated``. ``allow`` runs every call
-(the repeat is still reported), ``stop`` ends the run at the first repeat. A tool marked ``repeatable`` (the
-clock, a web search) is always run again: its answer may change.
+after ``NARROW_AFTER`` repeats the next request is narrowed by the protocol (a final answer only, or, after a
+failed call, an answer or another tool: see ``Narrowing``), and a model that repeats once more ends the run
+with status ``repeated``. ``allow`` runs every call (the repeat is still reported), ``stop`` ends the run at
+the first repeat. A tool marked ``repeatable`` (the clock, a web search) is always run again: its answer may
+change.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from agent_core.engine.call_index import CallIndex, RecordedCall, canonical_arguments
-from agent_core.events import AnswerRequested, CallRepeated, Event, ToolFinished
+from agent_core.engine.protocols.protocol import AgentProtocol, Narrowing
+from agent_core.events import AnswerRequested, CallRepeated, Event, StepStarted, ToolFinished
 from agent_core.guards.limits import RunStopped
+from agent_core.models.chat_model import Message
 from agent_core.tools.runner import CallRequest
 from agent_core.tools.tool import ToolSet
 from agent_core.views.formatting import clip, plural
@@ -24,7 +27,7 @@ from agent_core.views.formatting import clip, plural
 RepeatPolicy = Literal["redirect", "allow", "stop"]
 REPEAT_POLICIES: tuple[str, ...] = ("redirect", "allow", "stop")
 NARROW_AFTER = 2
-"""Repeats after which the next request is narrowed to a final answer."""
+"""Repeats after which the next request is narrowed (to a final answer, or away from the repeated tools)."""
 STOP_AFTER = 3
 """Repeats at which the run ends (the model repeated even after the narrowed request)."""
 
@@ -48,6 +51,7 @@ class RepeatGuard:
         self.repeats = sum(1 for e in earlier if isinstance(e, CallRepeated))
         self.keys: set[str] = set()
         """The repeated calls, as ``tool(canonical arguments)``."""
+        self.repeated_tools = tuple(dict.fromkeys(e.tool for e in earlier if isinstance(e, CallRepeated)))
 
     def watch(self, events: Generator[Event, None, list[ToolFinished]]) -> Generator[Event, None, list[ToolFinished]]:
         """Pass ``events`` on, learning every call made; returns what the generator returns."""
@@ -70,6 +74,7 @@ class RepeatGuard:
                 continue
             self.repeats += 1
             self.keys.add(f"{call.name}({canonical_arguments(call.arguments)})")
+            self.repeated_tools = tuple(dict.fromkeys((*self.repeated_tools, call.name)))
             repeats.append(Repeat(call, earlier, self.repeats))
             if self.policy == "allow":
                 run.append(call)
@@ -107,16 +112,26 @@ class RepeatGuard:
                 yield finished
         return made
 
-    def after_step(self, step: int, repeats: Sequence[Repeat], narrowing: str) -> Iterator[Event]:
-        """End the run after too many repeats, or say that the next request is narrowed; True when it is."""
+    def after_step(
+        self, step: int, repeats: Sequence[Repeat], offered: Sequence[str], describe: Callable[[Narrowing], str]
+    ) -> Generator[Event, None, Narrowing | None]:
+        """End the run after too many repeats, or say how the next request is narrowed (returned; None if not)."""
         if not repeats or self.policy != "redirect":
-            return False
+            return None
         if self.repeats >= STOP_AFTER:
             raise RunStopped("repeated", self.stop_sentence(repeats[-1]))
         if self.repeats < NARROW_AFTER:
-            return False
-        yield AnswerRequested(run_id=self.run_id, step=step, repeats=self.repeats, narrowing=narrowing)
-        return True
+            return None
+        narrowing = self.narrowing(repeats[-1], offered)
+        yield AnswerRequested(run_id=self.run_id, step=step, repeats=self.repeats, narrowing=describe(narrowing))
+        return narrowing
+
+    def narrowing(self, last: Repeat, offered: Sequence[str]) -> Narrowing:
+        """The narrowing after ``last``: around every tool repeated so far, failed when its earlier call failed."""
+        finished = last.earlier.finished
+        failed = finished is not None and finished.error is not None
+        others = tuple(name for name in offered if name not in self.repeated_tools)
+        return Narrowing(self.repeated_tools, failed=failed, other_tools=others)
 
     def stop_sentence(self, last: Repeat) -> str:
         """Why the run ended: the repeated call, how often, and where it was first made."""
@@ -147,3 +162,32 @@ def answer_request(repeats: Sequence[Repeat], count: int) -> str:
         f"({plural(count, 'repeated call')} so far); it was made at step {last.earlier.step} and returned: "
         f"{clip(result, 500)}\nDo not call it again."
     )
+
+
+def rebuilt_requests(events: Sequence[Event], protocol: AgentProtocol) -> dict[int, tuple[Message, Narrowing]]:
+    """The answer requests of a recorded run, by the step they followed: the message and the narrowing, rebuilt.
+
+    A resumed run gets them back in its scratchpad (and, after its last complete step, the narrowed request).
+    """
+    index = CallIndex(events)
+    offered: dict[int, tuple[str, ...]] = {}
+    repeated: list[CallRepeated] = []
+    out: dict[int, tuple[Message, Narrowing]] = {}
+    for event in events:
+        if isinstance(event, StepStarted):
+            offered[event.step] = event.offered_tools
+        elif isinstance(event, CallRepeated):
+            repeated.append(event)
+        elif isinstance(event, AnswerRequested) and repeated:
+            last = repeated[-1]
+            earlier = index.find(last.tool, last.arguments)
+            if earlier is None:
+                continue
+            repeat = Repeat(CallRequest(last.call_id, last.tool, dict(last.arguments)), earlier, last.repeats)
+            tools = tuple(dict.fromkeys(r.tool for r in repeated))
+            failed = earlier.finished is not None and earlier.finished.error is not None
+            others = tuple(name for name in offered.get(event.step, ()) if name not in tools)
+            narrowing = Narrowing(tools, failed=failed, other_tools=others)
+            message = protocol.answer_request(answer_request([repeat], event.repeats), narrowing)
+            out[event.step] = (message, narrowing)
+    return out

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from agent_core.engine.attachments import user_content
 from agent_core.engine.context_window import Scratchpad
-from agent_core.engine.protocols.protocol import Decision
+from agent_core.engine.protocols.protocol import Decision, Narrowing
 from agent_core.engine.run_context import RunContext
 from agent_core.engine.streaming import Timing, stream_reply
 from agent_core.events import Event, ModelFinished, OutputFlagged, Usage
@@ -30,8 +30,10 @@ class Thinking:
         self.offered: list[Tool] = list(parts.tools)
         self._prefixes: dict[tuple[str, ...], tuple[list[Message], int]] = {}
         self._last_request: list[Message] = []
-        self.narrowed = False
-        """True when the next request must be narrowed to a final answer (after repeated calls); reset once sent."""
+        self.narrowed: Narrowing | None = None
+        """Set when the next request must be narrowed (after repeated calls); reset once sent."""
+        self.sent_narrowed: Narrowing | None = None
+        """The narrowing of the last request sent (None if it was not narrowed)."""
 
     def think(self, step: int, offered: list[Tool]) -> Iterator[Event]:
         """Ask the model with ``offered`` tools; yields its deltas and ModelFinished, returns (decision, finished)."""
@@ -39,7 +41,7 @@ class Thinking:
         prefix, prefix_tokens = self._prefix()
         messages = [*prefix, *self.pad.messages()]
         request = self._request(messages)
-        self.narrowed = False
+        self.sent_narrowed, self.narrowed = self.narrowed, None
         timing = Timing()
         completion: Completion | None = None
         failure: Exception | None = None
@@ -76,14 +78,18 @@ class Thinking:
 
     def _request(self, messages: list[Message]) -> ModelRequest:
         """The model call: sampling settings, ``max_tokens``, the run's remaining time and its cancel token."""
-        protocol = self.parts.protocol
+        protocol, narrowed = self.parts.protocol, self.narrowed
+        if narrowed is None:
+            options = protocol.request_options(self.offered)
+        else:
+            options = protocol.narrowed_options(self.offered, narrowed)
         return ModelRequest(
             messages,
             temperature=self.parts.settings.temperature,
             max_tokens=self.parts.settings.max_tokens,
             timeout=self.deadline.cap(None),
             cancel=self.cancel,
-            **(protocol.narrowed_options if self.narrowed else protocol.request_options)(self.offered),
+            **options,
         )
 
     def _usage(self, completion: Completion | None, prefix_tokens: int) -> Usage:

@@ -228,7 +228,7 @@ def _step(run_id: str, step: StepView, run_model: str, prices: PriceTable) -> St
     tools: list[str] = []
     tool_errors, tool_ms = 0, 0.0
     for action in step.tool_calls:
-        done = action.finished
+        done = action.finished if _ran(action) else None
         if done is not None:
             tools.append(done.tool)
             tool_errors += done.error is not None
@@ -284,11 +284,16 @@ class _ToolAcc:
         self.max_ms = max(self.max_ms, other.max_ms)
 
 
+def _ran(action: ActionView) -> bool:
+    """False for a repeat answered from the record (``repeat_policy`` ``redirect``): it is no call of the tool."""
+    return action.repeated is None or action.repeated.ran
+
+
 def _tool_totals(turn: TurnView) -> dict[str, _ToolAcc]:
     """Per-tool totals of a run's finished calls."""
     tools: dict[str, _ToolAcc] = {}
     for call in turn.calls:
-        done = call.finished if isinstance(call, ActionView) else None
+        done = call.finished if isinstance(call, ActionView) and _ran(call) else None
         if done is not None:
             acc = tools.get(done.tool) or tools.setdefault(done.tool, _ToolAcc())
             acc.add(done.duration_ms, done.error is not None)

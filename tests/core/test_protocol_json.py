@@ -15,8 +15,9 @@ from agent_core import Agent
 from agent_core.engine.protocols import PROTOCOLS, JsonSchemaProtocol
 from agent_core.engine.protocols.json_reply import SCHEMA_NAME, partial_answer, read_reply, reply_schema
 from agent_core.models import OpenAIChatModel
+from agent_core.models.chat_model import Completion
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
-from agent_core.tools import builtin_tools, tool
+from agent_core.tools import ToolSet, builtin_tools, tool
 from agent_core.trace_export import build_spans
 from tests.core.helpers import simplify
 from tests.core.test_cli import sparrow
@@ -170,7 +171,7 @@ def test_every_illegal_reply_is_rejected(reply: dict[str, Any]) -> None:
     ("text", "problem"),
     [
         ('{"thought": "x", "action": {"tool": "calculator", "arguments": {}}, "final_answer": "y"}', "both"),
-        ('{"action": {"tool": "calculator", "arguments": {}}}', 'no "thought"'),
+        ('{"thought": 3, "action": {"tool": "calculator", "arguments": {}}}', '"thought" must be a string'),
         ('{"thought": "hmm"}', "neither"),
         ("Thought: I will answer in text\nFinal Answer: 4", "not a JSON object"),
         ('{"thought": "x", "final_answer": "   "}', "non-empty"),
@@ -231,7 +232,10 @@ def test_the_seed_question_end_to_end_with_the_schema_enforced(streaming: bool) 
     second_request = server.requests[1]["messages"]
     assert second_request[-2:] == [
         {"role": "assistant", "content": DATE_STEP},
-        {"role": "user", "content": "Observation: 2024-05-20 (Monday) + 150 days = 2024-10-17 (Thursday)"},
+        {
+            "role": "user",
+            "content": "Observation: date_calculator returned: 2024-05-20 (Monday) + 150 days = 2024-10-17 (Thursday)",
+        },
     ]
 
 
@@ -291,3 +295,13 @@ def test_the_cli_takes_protocol_json() -> None:
         done = sparrow(server, "ask", SEED, "--protocol", "json", "--no-save", "--model", "fake-model")
     assert (done.returncode, done.stdout.strip()) == (0, "2024-10-17, a Thursday."), done.stderr
     assert server.response_formats[0]["type"] == "json_schema"  # type: ignore[index]
+
+
+def test_a_reply_cut_by_max_tokens_inside_its_answer_keeps_the_answer_as_written() -> None:
+    text = '{"thought": "1000 - 387 is 613.", "final_answer": "613. Then 613 is 613. Then 6'
+    protocol = JsonSchemaProtocol()
+    tools = ToolSet(builtin_tools())
+    cut = protocol.interpret(Completion(text=text, finish_reason="length"), tools)
+    assert (cut.final_answer, cut.format_error) == ("613. Then 613 is 613. Then 6", None)
+    whole = protocol.interpret(Completion(text=text, finish_reason="stop"), tools)  # not cut: unusable as before
+    assert whole.final_answer is None and whole.format_error is not None

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent_core import Agent
-from agent_core.engine.protocols.json_reply import SCHEMA_NAME, reply_schema
+from agent_core.engine.protocols.json_reply import SCHEMA_NAME, answer_schema, reply_schema
 from agent_core.engine.repeats import RepeatGuard
 from agent_core.events import AnswerRequested, CallRepeated, Event, RunFinished, ToolFinished, ToolStarted
 from agent_core.models import OpenAIChatModel
@@ -141,34 +141,71 @@ def json_reply(thought: str, **fields: Any) -> str:
 
 def test_json_the_narrowed_request_allows_only_a_final_answer() -> None:
     step = json_reply("multiply", action={"tool": "calculator", "arguments": CALC})
-    done = json_reply("I have it.", final_answer="17 * 23 = 391")
+    done = json.dumps({"final_answer": "17 * 23 = 391"})
     with FakeOpenAIServer([step, step, step, done]) as server:
         model = OpenAIChatModel("fake-model", base_url=server.base_url, api_key="sk-test")
         events = list(Agent(model, builtin_tools(), protocol="json").run("What is 17 * 23?"))
     schemas = [f["json_schema"] for f in server.response_formats]  # type: ignore[index]
     assert [s["schema"] for s in schemas[:3]] == [reply_schema(builtin_tools())] * 3
-    assert schemas[3] == {"name": SCHEMA_NAME, "strict": True, "schema": reply_schema(())}
-    assert schemas[3]["schema"] == {
+    assert schemas[3] == {"name": SCHEMA_NAME, "strict": True, "schema": answer_schema()}
+    assert schemas[3]["schema"] == {  # the answer alone and first: no thought for a small model to drift in
         "type": "object",
         "anyOf": [
             {
                 "type": "object",
                 "properties": {
-                    "thought": {"type": "string", "description": "Your reasoning about what to do next."},
-                    "final_answer": {"type": "string", "minLength": 1, "description": "The answer for the user."},
+                    "final_answer": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": "The answer for the user.",
+                        "maxLength": 600,
+                    },
                 },
-                "required": ["thought", "final_answer"],
+                "required": ["final_answer"],
                 "additionalProperties": False,
             }
         ],
     }
     with pytest.raises(jsonschema.ValidationError):  # the server cannot let another action through
         jsonschema.validate(json.loads(step), schemas[3]["schema"])
-    assert server.requests[3]["messages"][-1]["content"] == ASKED + (
-        'Reply now with {"thought": "...", "final_answer": "..."}.'
-    )
+    assert server.requests[3]["messages"][-1]["content"] == ASKED + 'Reply now with {"final_answer": "..."}.'
     assert ("answer_requested", 3, 2, "the reply schema allows only a final answer") in view(events)
-    assert events[-1].status == "completed" and events[-1].tool_calls == 1
+    assert (events[-1].status, events[-1].final_answer, events[-1].tool_calls) == ("completed", "17 * 23 = 391", 1)
+
+
+def test_json_after_a_failed_call_is_repeated_the_schema_offers_the_answer_or_another_tool() -> None:
+    bad = {"operation": "add", "date": "2024-01-15"}  # "add" needs days: the call fails, its repeats too
+    step = json_reply("add days", action={"tool": "date_calculator", "arguments": bad})
+    done = json_reply("I cannot.", final_answer="2024-02-14")
+    tools = ToolSet([t for t in builtin_tools() if t.name in ("calculator", "date_calculator")])
+    with FakeOpenAIServer([step, step, step, done]) as server:
+        model = OpenAIChatModel("fake-model", base_url=server.base_url, api_key="sk-test")
+        events = list(Agent(model, tools, protocol="json").run("What date is 30 days after 2024-01-15?"))
+    calculator = tools.get("calculator")
+    assert calculator is not None
+    schema = server.response_formats[3]["json_schema"]["schema"]  # type: ignore[index]
+    assert schema == reply_schema([calculator])  # the repeated tool's branch is gone; the answer stays
+    assert [b["properties"].get("action", {}).get("properties", {}).get("tool") for b in schema["anyOf"]] == [
+        {"type": "string", "enum": ["calculator"]},
+        None,
+    ]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(json.loads(step), schema)
+    asked = server.requests[3]["messages"][-1]["content"]
+    assert asked.endswith('\nReply now with {"final_answer": "..."}, or call another tool: calculator.')
+    narrowing = "the reply schema allows only a final answer or a call of calculator"
+    assert ("answer_requested", 3, 2, narrowing) in view(events)
+    assert events[-1].status == "completed"
+
+
+def test_json_a_failed_repeat_with_no_other_tool_narrows_to_the_answer() -> None:
+    bad = {"operation": "add", "date": "2024-01-15"}
+    step = json_reply("add days", action={"tool": "date_calculator", "arguments": bad})
+    tools = ToolSet([t for t in builtin_tools() if t.name == "date_calculator"])
+    with FakeOpenAIServer([step, step, step, json.dumps({"final_answer": "unknown"})]) as server:
+        model = OpenAIChatModel("fake-model", base_url=server.base_url, api_key="sk-test")
+        list(Agent(model, tools, protocol="json").run("What date is 30 days after 2024-01-15?"))
+    assert server.response_formats[3]["json_schema"]["schema"] == answer_schema()  # type: ignore[index]
 
 
 def test_native_the_narrowed_request_goes_with_tool_choice_none() -> None:
@@ -207,3 +244,44 @@ def test_a_guard_built_from_earlier_events_keeps_counting_repeats() -> None:
     guard = RepeatGuard(ToolSet(builtin_tools()), "redirect", "r", events)
     found = guard.index.find("calculator", CALC)
     assert guard.repeats == 2 and found is not None and (found.step, found.finished.output) == (1, "391")
+
+
+@pytest.mark.parametrize("protocol", ["json", "react", "tools"])
+def test_a_run_resumed_after_the_answer_request_sends_the_same_narrowed_request(protocol: str) -> None:
+    calls = {
+        "json": [json_reply("multiply", action={"tool": "calculator", "arguments": CALC})] * 3,
+        "react": calc_replies(3),
+        "tools": [Reply.call("calculator", **CALC)] * 3,
+    }[protocol]
+    last = {"json": json.dumps({"final_answer": "391"}), "react": answer("ok", "391"), "tools": "391"}[protocol]
+    live = ScriptedModel([*calls, last])
+    events = list(Agent(live, builtin_tools(), protocol=protocol).run("What is 17 * 23?"))
+    asked = next(i for i, e in enumerate(events) if isinstance(e, AnswerRequested))
+    resumed = ScriptedModel([last])
+    rest = list(Agent(resumed, builtin_tools(), protocol=protocol).resume(events[: asked + 1]))
+    before, after = live.requests[3], resumed.requests[0]
+    assert after.messages == before.messages  # the answer request is rebuilt in the scratchpad
+    assert after.messages[-1]["content"].startswith(ASKED)
+    assert (after.response_format, after.tools, after.extra) == (before.response_format, before.tools, before.extra)
+    assert (rest[-1].status, rest[-1].final_answer) == ("completed", "391")
+
+
+def test_a_run_resumed_later_keeps_the_answer_request_in_its_steps() -> None:
+    model = ScriptedModel([*calc_replies(3), react("add", "calculator", expression="2 + 2"), answer("ok", "391")])
+    events = list(Agent(model, builtin_tools()).run("What is 17 * 23?"))
+    cut = next(i for i, e in enumerate(events) if isinstance(e, ToolFinished) and e.step == 4)
+    resumed = ScriptedModel([answer("ok", "391")])
+    list(Agent(resumed, builtin_tools()).resume(events[: cut + 1]))
+    assert resumed.requests[0].messages == model.requests[4].messages
+    assert sum(m["content"].startswith(ASKED) for m in resumed.requests[0].messages) == 1
+
+
+def test_json_an_unusable_reply_to_the_narrowed_request_keeps_the_narrowing() -> None:
+    step = json_reply("multiply", action={"tool": "calculator", "arguments": CALC})
+    cut = '{"final_answer": "391. So 391 is'  # a reply cut by max_tokens
+    with FakeOpenAIServer([step, step, step, cut, json.dumps({"final_answer": "391"})]) as s:
+        model = OpenAIChatModel("fake-model", base_url=s.base_url, api_key="sk-test")
+        events = list(Agent(model, builtin_tools(), protocol="json").run("What is 17 * 23?"))
+    schemas = [f["json_schema"]["schema"] for f in s.response_formats]  # type: ignore[index]
+    assert schemas[3:] == [answer_schema(), answer_schema()]  # a cut reply: the next request is narrowed again
+    assert (events[-1].status, events[-1].final_answer) == ("completed", "391")

@@ -233,6 +233,18 @@ def test_metrics_of_a_real_agent_run_agree_with_its_run_finished_event() -> None
     assert metrics.usage.estimated  # the first two replies carried no usage
 
 
+def test_a_repeat_not_run_again_is_no_tool_call() -> None:
+    call = Reply.call("calculator", expression="17 * 23")
+    events = list(Agent(ScriptedModel([call, call, "391"]), builtin_tools(), protocol="tools").run("17 * 23?"))
+    last = events[-1]
+    assert isinstance(last, RunFinished) and last.tool_calls == 1
+    metrics = run_metrics(events)
+    assert metrics.tool_calls == 1  # the repeat at step 2 was answered from the record, not run
+    assert [(t.tool, t.calls) for t in metrics.tools] == [("calculator", 1)]
+    assert [s.tools for s in metrics.per_step] == [("calculator",), (), ()]
+    assert tool_summary(metrics.tools).startswith("1 tool call: calculator ×1")
+
+
 def test_run_selection() -> None:
     events = session()
     assert run_metrics(events, prices=PRICES).run_id == "r2"  # the last run by default

@@ -27,6 +27,11 @@ _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```\s*$", re.DOTALL)
 _DECODER = json.JSONDecoder()
 
 
+THOUGHT_CHARS = 300
+"""Most characters of a ``thought``: a small model's rambling thought ends there, before ``max_tokens`` cuts the
+JSON object (measured: SmolLM2-135M repeating one sentence until the reply was cut, an unusable reply)."""
+
+
 def reply_schema(tools: Sequence[Tool]) -> dict[str, Any]:
     """The JSON Schema every reply must match, for these tools."""
     definitions: dict[str, Any] = {}
@@ -37,13 +42,28 @@ def reply_schema(tools: Sequence[Tool]) -> dict[str, Any]:
     return schema
 
 
-def response_format(tools: Sequence[Tool]) -> dict[str, Any]:
-    """The ``response_format`` request field that makes a server enforce :func:`reply_schema`."""
-    return {"type": "json_schema", "json_schema": {"name": SCHEMA_NAME, "schema": reply_schema(tools), "strict": True}}
+ANSWER_CHARS = 600
+"""Most characters of the answer in :func:`answer_schema` (the request after repeated calls wants it short: a
+small model's answer that rambles on is cut by ``max_tokens`` into an unusable reply)."""
+
+
+def answer_schema() -> dict[str, Any]:
+    """The schema of a reply that can only be the final answer, written first and alone (no thought to drift in)."""
+    return {"type": "object", "anyOf": [_closed({"final_answer": {**_answer(), "maxLength": ANSWER_CHARS}})]}
+
+
+def response_format(tools: Sequence[Tool], schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``response_format`` request field that makes a server enforce ``schema`` (default :func:`reply_schema`)."""
+    schema = reply_schema(tools) if schema is None else schema
+    return {"type": "json_schema", "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": True}}
 
 
 def _thought() -> dict[str, Any]:
-    return {"type": "string", "description": "Your reasoning about what to do next."}
+    return {"type": "string", "maxLength": THOUGHT_CHARS, "description": "Your reasoning about what to do next."}
+
+
+def _answer() -> dict[str, Any]:
+    return {"type": "string", "minLength": 1, "description": "The answer for the user."}
 
 
 def _action_branch(index: int, t: Tool, definitions: dict[str, Any]) -> dict[str, Any]:
@@ -58,8 +78,7 @@ def _action_branch(index: int, t: Tool, definitions: dict[str, Any]) -> dict[str
 
 
 def _answer_branch() -> dict[str, Any]:
-    answer = {"type": "string", "minLength": 1, "description": "The answer for the user."}
-    return _closed({"thought": _thought(), "final_answer": answer})
+    return _closed({"thought": _thought(), "final_answer": _answer()})
 
 
 def _closed(properties: dict[str, Any]) -> dict[str, Any]:
@@ -117,9 +136,9 @@ def read_reply(text: str) -> JsonReply:
     value = _decode(text)
     if not isinstance(value, dict):
         return JsonReply(problem="the reply is not a JSON object" if text.strip() else "the reply is empty")
-    thought = value.get("thought")
+    thought = value.get("thought", "")  # absent from the answer-only schema's replies
     if not isinstance(thought, str):
-        return JsonReply(problem='the reply has no "thought" string')
+        return JsonReply(problem='"thought" must be a string')
     has_action, has_answer = "action" in value, "final_answer" in value
     if has_action and has_answer:
         return JsonReply(thought, problem='the reply has both an "action" and a "final_answer"; give exactly one')

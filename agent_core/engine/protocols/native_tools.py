@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agent_core.engine.protocols.protocol import AgentProtocol, Decision
+from agent_core.engine.protocols.protocol import AgentProtocol, Decision, Narrowing
 from agent_core.guards import json_limits
 from agent_core.models.chat_model import Completion, Message
 from agent_core.tools.runner import CallRequest
@@ -35,7 +35,7 @@ class NativeToolsProtocol(AgentProtocol):
         """The tool schemas, when there are tools."""
         return {"tools": [t.schema for t in tools]} if tools else {}
 
-    def narrowed_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
+    def narrowed_options(self, tools: Sequence[Tool], narrowing: Narrowing) -> dict[str, Any]:
         """The same tools with ``tool_choice: "none"``: the server lets the model answer only in text."""
         return {"tools": [t.schema for t in tools], "extra": {"tool_choice": "none"}} if tools else {}
 

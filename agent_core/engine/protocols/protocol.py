@@ -26,6 +26,18 @@ class Decision:
     """The requested calls as stored in the ModelFinished event."""
 
 
+@dataclass(frozen=True)
+class Narrowing:
+    """What the request after repeated calls is narrowed around: the repeated calls, and whether they failed."""
+
+    repeated_tools: tuple[str, ...]
+    """The tools whose calls were repeated in the run."""
+    failed: bool = False
+    """True when the last repeated call had failed: its result cannot answer, another step is needed."""
+    other_tools: tuple[str, ...] = ()
+    """The tools offered at the step that were not repeated (a failed call may give way to one of them)."""
+
+
 class AgentProtocol(ABC):
     """One way of talking to a model about tools (ReAct text, or native tool calls)."""
 
@@ -33,7 +45,7 @@ class AgentProtocol(ABC):
     answer_now: str = "Reply now with the final answer."
     """What the model is asked for after repeated calls (in the protocol's own reply format)."""
     narrowing: str = "a message asks for the final answer"
-    """How :meth:`narrowed_options` narrows a request, for the trace."""
+    """How :meth:`narrowed_options` narrows a request, for the trace (see :meth:`describe_narrowing`)."""
 
     @abstractmethod
     def system_prompt(self, tools: Sequence[Tool], instructions: str | None = None) -> str:
@@ -43,11 +55,15 @@ class AgentProtocol(ABC):
     def request_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
         """Extra request fields: ``stop`` sequences or ``tools`` schemas."""
 
-    def narrowed_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
+    def narrowed_options(self, tools: Sequence[Tool], narrowing: Narrowing) -> dict[str, Any]:
         """Request fields after repeated calls: what lets the model give only a final answer (default: as usual)."""
         return self.request_options(tools)
 
-    def answer_request(self, repeat: str) -> Message:
+    def describe_narrowing(self, narrowing: Narrowing) -> str:
+        """How the request after ``narrowing`` is narrowed, for the trace."""
+        return self.narrowing
+
+    def answer_request(self, repeat: str, narrowing: Narrowing) -> Message:
         """The message after repeated calls: ``repeat`` names the call and its result; it asks for the answer."""
         return {"role": "user", "content": f"{repeat}\n{self.answer_now}"}
 
