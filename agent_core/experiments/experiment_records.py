@@ -151,6 +151,7 @@ def set_status(store: SessionStore, experiment_id: str, status: str) -> None:
 
 def record_judge(store: SessionStore, experiment_id: str, judge: RunConfig) -> None:
     """Record the judge an experiment's checks are graded by (when it was given at run time, not at creation)."""
+    writable(store, experiment_id)
     with Session(writer(store.engine)) as db:
         values = {"judge": judge.model_dump(mode="json")}
         db.exec(update(ExperimentRow).where(col(ExperimentRow.id) == experiment_id).values(**values))
@@ -167,8 +168,14 @@ def delete_experiment(store: SessionStore, experiment_id: str) -> None:
 
 
 def experiment_session_ids(store: SessionStore) -> set[str]:
-    """The sessions experiments ran their items in (the Sessions page hides them unless asked)."""
+    """The sessions the actor's experiments ran their items in (the Sessions page hides them unless asked)."""
+    if store.actor.read_only:
+        return set()
     query = select(ResultRow.session_id).where(col(ResultRow.session_id).is_not(None)).distinct()
+    if not store.actor.is_admin:
+        query = query.join(ExperimentRow, col(ExperimentRow.id) == ResultRow.experiment_id).where(
+            ExperimentRow.owner == store.actor.subject
+        )
     with Session(store.engine) as db:
         return {str(session_id) for session_id in db.exec(query)}
 

@@ -96,6 +96,7 @@ PROBES: dict[str, Probe] = {
     "delete_experiment": Probe(lambda s, w: experiment_records.delete_experiment(s, w.experiment.id)),
     "enqueue_experiment": Probe(lambda s, w: job_queue.enqueue_experiment(s, w.url, w.experiment.id)),
     "ensure_example": Probe(lambda s, w: example_experiments.ensure_example(s), "clean"),
+    "experiment_session_ids": Probe(lambda s, w: experiment_records.experiment_session_ids(s), "clean", "clean"),
     "finish_unit": Probe(lambda s, w: experiment_records.finish_unit(s, w.key, {"state": "error", "failure": "taken"})),
     "finished_units": Probe(lambda s, w: finished_units(s, w.experiment.id)),
     "get_dataset": Probe(lambda s, w: datasets.get_dataset(s, w.dataset_name)),
@@ -104,6 +105,7 @@ PROBES: dict[str, Probe] = {
     "item_from_turn": Probe(lambda s, w: datasets.item_from_turn(s, w.item_session, w.item_run)),
     "list_datasets": Probe(lambda s, w: list_datasets(s), "clean", "clean"),
     "list_experiments": Probe(lambda s, w: list_experiments(s), "clean", "clean"),
+    "record_judge": Probe(lambda s, w: experiment_records.record_judge(s, w.experiment.id, CONFIGS[0])),
     "recorded_judge": Probe(_judge),
     "set_status": Probe(lambda s, w: experiment_records.set_status(s, w.experiment.id, "cancelled")),
     "start_in_background": Probe(_in_background),
@@ -178,7 +180,7 @@ def walk(store: SessionStore, w: World, role: str) -> list[str]:
         shown = repr(value)
         if got != expected:
             wrong.append(f"{name}: {got} ({shown:.160}), expected {expected}")
-        elif got == "clean" and (MARK in shown or w.experiment.id in shown or w.dataset in shown):
+        elif got == "clean" and any(x in shown for x in (MARK, w.experiment.id, w.dataset, w.item_session)):
             wrong.append(f"{name}: answered with Alice's data: {shown:.200}")
         elif got == "clean" and [i for i in ALICE_IDS if i in shown]:
             wrong.append(f"{name}: named Alice: {shown:.200}")

@@ -17,8 +17,13 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    """Add ``experiments.judge`` (a configuration as JSON; NULL: no judge)."""
-    op.add_column("experiments", sa.Column("judge", sa.JSON(), nullable=True))
+    """Add ``experiments.judge`` (a configuration as JSON; NULL: no judge), where missing.
+
+    Missing is the rule; a database upgraded from the baseline again (it lost its revision) may have it already.
+    """
+    columns = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("experiments")}
+    if "judge" not in columns:
+        op.add_column("experiments", sa.Column("judge", sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:
