@@ -16,7 +16,8 @@ from agent_core.views.transcript import Transcript
 
 @st.cache_resource(show_spinner=False)
 def prices() -> PriceTable:
-    """Model prices (defaults, overridden by $SPARROW_PRICES)."""
+    """Model prices (the catalogue, overridden by $SPARROW_PRICES); each run is priced at the endpoint it
+    recorded (``PriceTable.for_run``, applied by the metrics and the step headers), never here."""
     return prices_from_env()
 
 
