@@ -88,3 +88,21 @@ def test_one_model_name_at_two_providers_shows_two_prices(store: SessionStore) -
     (zai_cost, _), (zhipu_cost, _) = traces_session(zai), traces_session(zhipu)
     assert zai_cost != zhipu_cost and "—" not in (zai_cost, zhipu_cost)
     assert (sidebar_total(zai), sidebar_total(zhipu)) == (zai_cost, zhipu_cost)
+
+
+@pytest.mark.usefixtures("fake_llm")
+def test_a_malformed_price_override_is_said_once_and_the_catalogue_prices_the_runs(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session_id = record(store, ("gpt-4o-mini", OPENAI))
+    expected = format_cost(session_metrics(store.events(session_id)).cost)
+    monkeypatch.setenv("SPARROW_PRICES", '{"gpt-4o-mini": [1]}')
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["session"] = session_id
+    at.run()
+    assert not at.exception, at.exception
+    assert [x.value for x in at.toast] == [
+        "SPARROW_PRICES: price of 'gpt-4o-mini': expected [input, output], got 1 values. "
+        "Costs use the catalogue's list prices until it is fixed."
+    ]
+    assert sidebar_total(session_id) == expected
