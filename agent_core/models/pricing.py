@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from agent_core.events import RunStarted, Usage
+from agent_core.events import ModelSampled, RunStarted, Usage
 from agent_core.models.price_catalog import catalogue_cost, per_million
 
 PRICES_ENV = "SPARROW_PRICES"
@@ -128,10 +128,11 @@ class PriceTable:
         """The same table for models called at ``endpoint`` (a base URL)."""
         return dataclasses.replace(self, endpoint=endpoint or None)
 
-    def for_run(self, started: RunStarted | None) -> PriceTable:
+    def for_run(self, started: RunStarted | ModelSampled | None) -> PriceTable:
         """The table a run is priced with: at the endpoint its ``RunStarted`` recorded (None: by model name).
 
-        Only the run's own record decides, so the same run costs the same wherever it is shown.
+        Only the run's own record decides, so the same run costs the same wherever it is shown. A what-if
+        sample (``ModelSampled``) records its own endpoint: it may have been asked elsewhere than its run.
         """
         return self.for_endpoint(started.endpoint if started is not None else None)
 

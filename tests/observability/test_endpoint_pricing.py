@@ -14,11 +14,12 @@ import pytest
 
 from agent_core import Agent
 from agent_core.cli.main import main
-from agent_core.events import Event, ModelFinished, RunStarted, event_from_dict
+from agent_core.events import Event, ModelFinished, ModelSampled, RunStarted, event_from_dict
 from agent_core.models import OpenAIChatModel
 from agent_core.models.endpoints import recorded_endpoint
 from agent_core.models.price_catalog import provider_id
 from agent_core.models.pricing import DEFAULT_TABLE
+from agent_core.runtime.resample import resample_step
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
@@ -141,3 +142,16 @@ def test_export_trace_prices_each_run_of_a_session_at_its_own_endpoint(
     capsys.readouterr()
     assert main(["sessions", "export-trace", session.id, "--format", "otel", "--db", db]) == 0
     assert _otel_run_costs(capsys.readouterr().out) == pytest.approx([shown.runs[0].cost, shown.runs[1].cost, None])
+
+
+def test_a_what_if_sample_records_and_is_priced_at_the_endpoint_it_was_asked_at(tmp_path: Path) -> None:
+    store = SessionStore.open(f"sqlite:///{tmp_path / 'samples.db'}")
+    session = store.create_session()
+    list(run_in_session(store, session.id, Agent(hosted("gpt-4o-mini", OPENAI), tools=builtin_tools()), "2 + 2?"))
+    run_id = next(e.run_id for e in store.events(session.id) if isinstance(e, RunStarted))
+    (sample,) = resample_step(store, session.id, run_id, 1, hosted("gpt-4o-mini", LOCAL), 1)
+    stored = [e for e in store.events(session.id) if isinstance(e, ModelSampled)]
+    store.close()
+    assert stored == [sample] and sample.endpoint == LOCAL
+    assert DEFAULT_TABLE.for_run(sample).cost(sample.usage, sample.model, sample.ts) is None  # not the run's OpenAI
+    assert DEFAULT_TABLE.for_endpoint(OPENAI).cost(sample.usage, sample.model, sample.ts) is not None
