@@ -127,7 +127,7 @@ def _otel_run_costs(text: str) -> list[float | None]:
     return costs
 
 
-def test_export_trace_prices_each_run_of_a_session_at_its_own_endpoint(
+def test_export_trace_and_sessions_show_price_each_run_at_its_own_endpoint(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = f"sqlite:///{tmp_path / 'costs.db'}"
@@ -142,6 +142,10 @@ def test_export_trace_prices_each_run_of_a_session_at_its_own_endpoint(
     capsys.readouterr()
     assert main(["sessions", "export-trace", session.id, "--format", "otel", "--db", db]) == 0
     assert _otel_run_costs(capsys.readouterr().out) == pytest.approx([shown.runs[0].cost, shown.runs[1].cost, None])
+    assert main(["sessions", "show", session.id, "--db", db]) == 0
+    finished = [line for line in capsys.readouterr().out.splitlines() if "✓ completed" in line]
+    assert [line.split(" · ")[4] for line in finished] == [format_cost(r.cost) for r in shown.runs]
+    assert finished[2].split(" · ")[4] == "—"
 
 
 def test_a_what_if_sample_records_and_is_priced_at_the_endpoint_it_was_asked_at(tmp_path: Path) -> None:
