@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent_core.event_base import EventBase, Usage
+from agent_core.event_base import LATER, EventBase, Usage
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,3 +58,5 @@ class ModelSampled(EventBase):
     """Tokens of this call."""
     latency_ms: float = 0.0
     """Wall-clock time of the call."""
+    endpoint: str | None = field(default=None, metadata=LATER)
+    """The base URL the sample was asked at, without credentials (its price's provider); None: not recorded."""

@@ -47,6 +47,9 @@ class RunStarted(EventBase):
     """Limits and sampling settings (max_steps, time limits, temperature...). Never secrets."""
     attachments: tuple[dict[str, str], ...] = field(default=(), metadata=LATER)
     """Files attached to the question: ``{"name", "mime", "data" (image, base64) | "text"}``."""
+    endpoint: str | None = field(default=None, metadata=LATER)
+    """The base URL the model was called at, without credentials (it names the provider whose prices apply);
+    None for a model without one (scripted) and in logs written before it was recorded."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -33,7 +33,7 @@ from agent_core.guards.limits import CancelToken
 from agent_core.guards.safe_write import write_output
 from agent_core.longterm.memory_store import MemoryStore
 from agent_core.longterm.memory_tools import connect_memory
-from agent_core.models.pricing import PricingError, prices_from_env
+from agent_core.models.pricing import PriceTable, PricingError, prices_from_env
 from agent_core.runtime.session_runs import NothingToResume, resume_run
 from agent_core.store import (
     MAX_IMPORT_BYTES,
@@ -51,7 +51,8 @@ from agent_core.trace_export import (
     send_otlp,
 )
 from agent_core.trace_export.live_export import live_export
-from agent_core.views.formatting import format_timestamp
+from agent_core.views.formatting import UNKNOWN, format_cost, format_timestamp
+from agent_core.views.metrics import session_metrics
 
 
 def _register_resume(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -177,6 +178,10 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _run_lines(events: list[Event], starters: dict[str, str]) -> Iterator[str]:
+    costs = {
+        r.run_id: format_cost(r.cost, estimated=r.usage.estimated)
+        for r in session_metrics(events, prices=_prices()).runs
+    }
     for event in events:
         if isinstance(event, RunStarted):
             who = starters.get(event.run_id)
@@ -185,7 +190,8 @@ def _run_lines(events: list[Event], starters: dict[str, str]) -> Iterator[str]:
             usage = event.usage
             yield (
                 f"  {'✓' if event.status == 'completed' else '✗'} {event.status} · {event.steps} steps · "
-                f"{event.tool_calls} tool calls · {usage.total_tokens:,} tokens · {event.duration_ms / 1000:.2f} s"
+                f"{event.tool_calls} tool calls · {usage.total_tokens:,} tokens · {costs.get(event.run_id, UNKNOWN)} · "
+                f"{event.duration_ms / 1000:.2f} s"
             )
             if event.final_answer is not None:
                 yield "  " + event.final_answer.replace("\n", "\n  ")
@@ -264,6 +270,14 @@ def cmd_resume(args: argparse.Namespace) -> int:
     return report(with_sigint(cancel, lambda: live(events)), as_json=args.json, approvals=approvals_of(args))
 
 
+def _prices() -> PriceTable:
+    """The catalogue with $SPARROW_PRICES applied; a malformed value is the command's one-line error."""
+    try:
+        return prices_from_env()
+    except PricingError as exc:
+        raise CliError(str(exc)) from None
+
+
 def cmd_export_trace(args: argparse.Namespace) -> int:
     """Write the trace; with --format otel and OTEL_EXPORTER_OTLP_ENDPOINT set, also send it there."""
     store = open_store(args)
@@ -271,10 +285,7 @@ def cmd_export_trace(args: argparse.Namespace) -> int:
         info = store.get_session(args.id)
         events, title = store.events(args.id), info.title
         starters = store.run_starters(args.id)
-    try:
-        prices = prices_from_env()
-    except PricingError as exc:
-        raise CliError(str(exc)) from None
+    prices = _prices()
     options: dict[str, Any] = {
         "jsonl": {},
         "otel": {"session_id": args.id, "include_content": args.include_content, "prices": prices},

@@ -27,6 +27,7 @@ from agent_core.events import (
 )
 from agent_core.guards.limits import CancelToken, Deadline, RunStopped
 from agent_core.guards.taint import Taint
+from agent_core.models.endpoints import recorded_endpoint
 from agent_core.models.model_errors import ModelError
 from agent_core.tools.retrieval import select_tools
 from agent_core.tools.runner import CallRequest
@@ -171,6 +172,7 @@ class RunLoop:
             tools=tuple(t.schema for t in self.tools),
             settings=plain(self.settings),
             attachments=tuple(a.to_dict() for a in self.parts.attachments),
+            endpoint=recorded_endpoint(self.parts.model),
         )
 
 

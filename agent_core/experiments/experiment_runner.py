@@ -37,11 +37,12 @@ from agent_core.experiments.run_configs import ModelFactory, RunConfig, agent_fo
 from agent_core.experiments.scores import RunFacts, Score, ScoringContext, failure_of
 from agent_core.guards.limits import CancelToken
 from agent_core.models.chat_model import ChatModel
-from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
+from agent_core.models.pricing import PriceTable, env_prices_or_catalogue
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.store.run_owners import this_process
 from agent_core.tools import Tool
+from agent_core.views.metrics import run_metrics
 
 log = logging.getLogger(__name__)
 JUDGE_ENV = "SPARROW_JUDGE_MODEL"
@@ -99,7 +100,7 @@ class ExperimentRunner:
     judge_model: ChatModel | None = None
     on_progress: Callable[[Progress], None] | None = None
     cancel: CancelToken = field(default_factory=CancelToken)
-    prices: PriceTable = DEFAULT_TABLE
+    prices: PriceTable = field(default_factory=env_prices_or_catalogue)
     pace: Pace = field(default_factory=Pace)
     worker: str = field(default_factory=this_process)
     _tools: dict[tuple[str, ...] | None, list[Tool] | ValueError] = field(default_factory=dict, init=False, repr=False)
@@ -234,8 +235,7 @@ def score_unit(
     finished: RunFinished | None,
 ) -> None:
     """Score a finished run with the item's checks and write its result (a cancelled run is left to resume)."""
-    usage = finished.usage if finished else None
-    cost = runner.prices.cost(usage, config.model) if usage is not None else None
+    cost = run_metrics(events, finished.run_id, prices=runner.prices).cost if finished else None  # as Traces has it
     facts = RunFacts.of(events, cost)
     run_id = finished.run_id if finished else None
     if facts.status == "cancelled":

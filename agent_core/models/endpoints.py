@@ -17,7 +17,7 @@ URL, maybe a key they typed) into what is actually sent:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from agent_core.models.model_errors import ModelError
 from agent_core.tools.network.addresses import AddressPolicy, resolve
@@ -63,6 +63,26 @@ def endpoint_identity(base_url: str | None) -> tuple[str, str, int, str] | None:
     if parts.scheme.lower() not in _DEFAULT_PORTS or not parts.hostname or port is None:
         return None
     return parts.scheme.lower(), parts.hostname.lower().rstrip("."), port, parts.path.rstrip("/")
+
+
+def recorded_endpoint(model: object) -> str | None:
+    """Where ``model`` sends its calls, as its runs record it: scheme, host, port and path, never credentials.
+
+    A model without a base URL (a scripted one) records None; its runs are priced by model name.
+    """
+    url = getattr(model, "endpoint", None)
+    if not isinstance(url, str):
+        url = getattr(model, "base_url", None)
+    try:
+        parts = urlsplit(url.strip()) if isinstance(url, str) else None
+        port = parts.port if parts else None
+    except ValueError:
+        return None
+    if parts is None or not parts.scheme or not parts.hostname:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    netloc = host if port is None else f"{host}:{port}"
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
 
 
 @dataclass(frozen=True)

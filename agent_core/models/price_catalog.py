@@ -1,8 +1,10 @@
 """List prices from the maintained ``genai-prices`` catalogue: a model's price at a date, at a provider.
 
 The provider is found from the endpoint's base URL (``https://api.deepseek.com`` → DeepSeek) or, with no
-endpoint, from the model name. An endpoint on this machine or a private network (Ollama, vLLM, llama.cpp...)
-has no list price: its models stay unknown rather than being priced as a hosted model of the same name.
+endpoint, from the model name. A model the endpoint's provider does not list, an endpoint whose provider the
+catalogue does not know (a gateway, a proxy), and an endpoint on this machine or a private network (Ollama,
+vLLM, llama.cpp...) have no list price: their models stay unknown rather than being priced as a hosted model of
+the same name elsewhere.
 """
 
 from __future__ import annotations
@@ -62,13 +64,21 @@ def model_price(model: str, endpoint: str | None, slot: int) -> Any | None:
     except ImportError:
         return None
     when = datetime.fromtimestamp(slot * SLOT_SECONDS, UTC)
-    for url in (endpoint, None) if endpoint else (None,):
-        try:
-            found = genai.calc_price(genai.Usage(), model, provider_api_url=url, genai_request_timestamp=when)
-            return found.model_price
-        except LookupError:  # an unknown provider URL (a proxy) falls back to the model name; then unknown
-            continue
-    return None
+    try:
+        found = genai.calc_price(genai.Usage(), model, provider_api_url=endpoint, genai_request_timestamp=when)
+    except LookupError:  # no such provider for the URL, or it does not list the model: unknown, never a guess
+        return None
+    return found.model_price
+
+
+def provider_id(endpoint: str | None) -> str | None:
+    """The catalogue's id of the provider at ``endpoint`` (``deepseek``), or None: local, unknown or not given."""
+    if not endpoint or is_local(endpoint):
+        return None
+    try:
+        return str(_genai_prices().data_snapshot.get_snapshot().find_provider(None, None, endpoint).id)
+    except (ImportError, LookupError):
+        return None
 
 
 def catalogue_cost(model: str, endpoint: str | None, at: float | None, tokens: dict[str, int]) -> float | None:

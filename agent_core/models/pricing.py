@@ -2,12 +2,16 @@
 
 List prices come from the maintained ``genai-prices`` catalogue (see ``price_catalog``): the price in force on
 the day of each model call, at the provider its endpoint's base URL names (or, with no endpoint, the provider
-the model name points to). Cached input tokens are priced at the provider's cached-input rate, reasoning tokens
-as the output they are. Override or add prices with ``price_table({...})`` or the ``SPARROW_PRICES``
-environment variable, e.g. ``SPARROW_PRICES='{"my-model": {"input": 0.5, "output": 1.5}, "gpt-4o": null}'``
-(``null`` makes a model unknown; ``"cached_input"`` is optional and defaults to the input price). Local models
-(Ollama, vLLM, llama.cpp...) have no list price: their cost is unknown (shown as "—") until one is configured,
-e.g. ``{"input": 0, "output": 0}``.
+the model name points to). A run is priced at the endpoint its ``RunStarted`` recorded: ``PriceTable.for_run``
+is the one place that decides it, and every view of a run (metrics, step headers, exports) goes through it.
+Cached input tokens are priced at the provider's cached-input rate, reasoning tokens as the output they are.
+
+Override or add prices with ``price_table({...})`` or the ``SPARROW_PRICES`` environment variable, e.g.
+``SPARROW_PRICES='{"my-model": {"input": 0.5, "output": 1.5}, "gpt-4o": null}'`` (``null`` makes a model
+unknown; ``"cached_input"`` is optional and defaults to the input price); an override applies at every
+endpoint. Local models (Ollama, vLLM, llama.cpp...) and endpoints whose provider the catalogue does not know
+have no list price: their cost is unknown (shown as "—") until one is configured, e.g.
+``{"input": 0, "output": 0}``.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from agent_core.events import Usage
+from agent_core.events import ModelSampled, RunStarted, Usage
 from agent_core.models.price_catalog import catalogue_cost, per_million
 
 PRICES_ENV = "SPARROW_PRICES"
@@ -124,6 +128,14 @@ class PriceTable:
         """The same table for models called at ``endpoint`` (a base URL)."""
         return dataclasses.replace(self, endpoint=endpoint or None)
 
+    def for_run(self, started: RunStarted | ModelSampled | None) -> PriceTable:
+        """The table a run is priced with: at the endpoint its ``RunStarted`` recorded (None: by model name).
+
+        Only the run's own record decides, so the same run costs the same wherever it is shown. A what-if
+        sample (``ModelSampled``) records its own endpoint: it may have been asked elsewhere than its run.
+        """
+        return self.for_endpoint(started.endpoint if started is not None else None)
+
     def known_models(self) -> list[str]:
         """Names of the models with an override price, sorted."""
         return sorted(self.prices)
@@ -158,6 +170,15 @@ def prices_from_env(environ: Mapping[str, str] | None = None) -> PriceTable:
         return price_table(parse_prices(text))
     except PricingError as exc:
         raise PricingError(f"{PRICES_ENV}: {exc}") from None
+
+
+def env_prices_or_catalogue(environ: Mapping[str, str] | None = None) -> PriceTable:
+    """``prices_from_env``, or the catalogue alone when ``$SPARROW_PRICES`` is malformed (for code that runs on
+    without a terminal or a page to say so: live export, experiment workers; the CLI and the app report it)."""
+    try:
+        return prices_from_env(environ)
+    except PricingError:
+        return DEFAULT_TABLE
 
 
 def _as_price(model: str, value: Any) -> Price:

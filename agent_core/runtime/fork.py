@@ -31,6 +31,7 @@ from agent_core.events import (
     plain,
 )
 from agent_core.guards.limits import CancelToken, Deadline
+from agent_core.models.endpoints import recorded_endpoint
 from agent_core.runtime.fork_edit import ForkPlan, StepEdit, plan_fork
 from agent_core.runtime.rerun import fork_before_run
 from agent_core.runtime.reuse import RecordedResults
@@ -151,6 +152,7 @@ def _started(agent: Agent, question: str, run_id: str) -> RunStarted:
         protocol=agent.protocol.name,
         tools=tuple(t.schema for t in agent.tools),
         settings=plain(agent.settings),
+        endpoint=recorded_endpoint(agent.model),
     )
 
 

@@ -20,6 +20,7 @@ from agent_core.engine.protocols import get_protocol
 from agent_core.events import ModelFinished, ModelSampled, RunStarted, StepStarted, Usage, with_full_messages
 from agent_core.guards.output_check import default_check
 from agent_core.models.chat_model import ChatModel, Completion, ModelRequest, complete
+from agent_core.models.endpoints import recorded_endpoint
 from agent_core.models.model_errors import ModelError
 from agent_core.models.tokens import estimate_messages, estimate_tokens
 from agent_core.runtime.fork import run_events_of
@@ -101,6 +102,7 @@ def _sample(
         error=error,
         usage=usage,
         latency_ms=(time.perf_counter() - began) * 1000,
+        endpoint=recorded_endpoint(model),
     )
 
 

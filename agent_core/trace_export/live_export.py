@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_core.events import Event, ModelFinished, RunFinished, full_messages
-from agent_core.models.pricing import DEFAULT_TABLE, PriceTable, PricingError, prices_from_env
+from agent_core.models.pricing import DEFAULT_TABLE, PriceTable, env_prices_or_catalogue
 from agent_core.trace_export.otel import SpanData, call_span, run_span
 from agent_core.trace_export.otlp import OtelUnavailable, resource_attributes, scope, sdk_module
 from agent_core.trace_export.otlp_env import ExportTarget, OtlpConfigError, capture_content, export_target
@@ -120,8 +120,9 @@ def live_export(
     if target is None:
         return iter(events)
     content = capture_content(environ) if include_content is None else include_content
+    prices = env_prices_or_catalogue(environ)
     spans = RunSpans(
-        session_id=session_id, include_content=content, prices=_prices(environ), earlier=earlier, started_by=started_by
+        session_id=session_id, include_content=content, prices=prices, earlier=earlier, started_by=started_by
     )
     try:
         sender = sender_for(target)
@@ -173,13 +174,6 @@ def _target(environ: Mapping[str, str] | None) -> ExportTarget | None:
     except OtlpConfigError as exc:
         _warn_once(f"live trace export is off: {exc}")
         return None
-
-
-def _prices(environ: Mapping[str, str] | None) -> PriceTable:
-    try:
-        return prices_from_env(environ)
-    except PricingError:
-        return DEFAULT_TABLE  # the CLI and the app report a bad SPARROW_PRICES themselves
 
 
 def _warn_once(message: str) -> None:

@@ -143,7 +143,7 @@ class _Context:
         self.session_id = session_id
         self.started_by = started_by
         self.content = content
-        self.prices = prices
+        self.prices = prices.for_run(run.run_started)
         self.run_id = run.run_id
         self.run = run
         self.started = run.run_started

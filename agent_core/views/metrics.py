@@ -175,7 +175,8 @@ def runs_metrics(turns: Sequence[TurnView], *, prices: PriceTable = DEFAULT_TABL
 
 
 def turn_metrics(turn: TurnView, *, prices: PriceTable = DEFAULT_TABLE) -> RunMetrics:
-    """Metrics of one folded run."""
+    """Metrics of one folded run, priced at the endpoint the run recorded (``PriceTable.for_run``)."""
+    prices = prices.for_run(turn.run_started)
     run_model = turn.model
     per_step = tuple(_step(turn.run_id, s, run_model, prices) for s in sorted(turn.steps, key=_number))
     return RunMetrics(
@@ -202,7 +203,10 @@ def turn_metrics(turn: TurnView, *, prices: PriceTable = DEFAULT_TABLE) -> RunMe
 
 
 def calls_cost(calls: Sequence[ModelFinished], model: str, prices: PriceTable) -> float | None:
-    """USD cost of model calls, each at the price in force when it was made; None when one is unknown."""
+    """USD cost of model calls, each at the price in force when it was made; None when one is unknown.
+
+    ``prices``: the table of the run the calls belong to (``prices.for_run(turn.run_started)``).
+    """
     total: float | None = 0.0
     for m in calls:
         total = _add(total, prices.cost(m.usage, m.model or model, m.ts))

@@ -7,17 +7,33 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from agent_core.events import Event
-from agent_core.models.pricing import PriceTable, prices_from_env
+from agent_core.models.pricing import DEFAULT_TABLE, PriceTable, PricingError, prices_from_env
 from agent_core.runtime.live_runs import ActiveRun
 from agent_core.store import SessionInfo, SessionNotFound, SessionStore
 from agent_core.views.metrics import RunMetrics, SessionMetrics, session_metrics
 from agent_core.views.transcript import Transcript
+from sparrow_ui.translations.i18n import t
 
 
 @st.cache_resource(show_spinner=False)
+def _table() -> tuple[PriceTable, str | None]:
+    try:
+        return prices_from_env(), None
+    except PricingError as exc:
+        return DEFAULT_TABLE, str(exc)
+
+
 def prices() -> PriceTable:
-    """Model prices (defaults, overridden by $SPARROW_PRICES)."""
-    return prices_from_env()
+    """Model prices (the catalogue, overridden by $SPARROW_PRICES); each run is priced at the endpoint it
+    recorded (``PriceTable.for_run``, applied by the metrics and the step headers), never here.
+
+    A malformed $SPARROW_PRICES is said once per browser session (a toast) and the catalogue is used alone.
+    """
+    table, problem = _table()
+    if problem is not None and not st.session_state.get("_prices_problem_told"):
+        st.session_state["_prices_problem_told"] = True
+        st.toast(t("prices.ignored", problem=problem.rstrip(".")), icon=":material/warning:")
+    return table
 
 
 @dataclass

@@ -141,6 +141,7 @@ def steps(
     step, the one the frame is about, is open. ``controls`` draws a finished step's own buttons at its end
     (what-if: edit and continue, re-sample).
     """
+    prices = prices.for_run(turn.run_started)  # the endpoint the run recorded names its prices
     last = len(turn.steps) - 1
     for index, step in enumerate(turn.steps):
         if step.number in turn.resumed_at:

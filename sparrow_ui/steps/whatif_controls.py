@@ -274,6 +274,6 @@ def spread_chart(step: StepView, key: str) -> None:
 def _sample_costs(step: StepView) -> None:
     """What the samples cost, like any model call: their tokens and, when priced, dollars."""
     usage = sum((s.usage for s in step.samples), Usage())
-    cost = [prices().cost(s.usage, s.model) for s in step.samples]
+    cost = [prices().for_run(s).cost(s.usage, s.model, s.ts) for s in step.samples]  # each at its own endpoint
     shown = format_cost(sum(c for c in cost if c is not None), estimated=usage.estimated) if None not in cost else "—"
     st.caption(f"{format_tokens(usage.total_tokens, estimated=usage.estimated)} tokens · {shown}")

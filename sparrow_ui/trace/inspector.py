@@ -226,7 +226,7 @@ def inspect_step(step: StepView, turn: TurnView, run_events: Sequence[Event], pr
     """Messages sent, raw output, parsed reply and observations of one step, in tabs; every text copyable."""
     calls = model_calls(run_events, step.number)
     call = calls[-1] if calls else None
-    numbers = render.step_numbers(step, turn.model, prices)
+    numbers = render.step_numbers(step, turn.model, prices.for_run(turn.run_started))
     st.markdown(f"**{t('trace.step', n=step.number)}**" + (f" · {numbers}" if numbers else ""))
     if len(calls) > 1:
         st.caption(t("traces.inspect.attempts", count=len(calls)))

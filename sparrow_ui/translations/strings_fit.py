@@ -8,4 +8,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "attach.refused": {"en": "Not sent: {reason}", "zh": "未发送：{reason}"},
     "attach.default_question": {"en": "Please look at the attached files.", "zh": "请看附件。"},
     "attach.files": {"en": "Attached: {names}", "zh": "附件：{names}"},
+    "prices.ignored": {
+        "en": "{problem}. Costs use the catalogue's list prices until it is fixed.",
+        "zh": "{problem}。修正之前，费用按价目表的标价计算。",
+    },
 }

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 
 import pytest
 
 from agent_core import Agent
-from agent_core.events import ModelFinished, Usage, event_from_dict
+from agent_core.events import ModelFinished, RunStarted, Usage, event_from_dict
 from agent_core.models import OpenAIChatModel
 from agent_core.models.chat_model import ModelRequest
 from agent_core.testing import FakeOpenAIServer, Reply
@@ -56,6 +57,7 @@ def test_a_run_with_cached_tokens_is_priced_at_the_cached_rate_and_shows_them() 
         model = OpenAIChatModel("gpt-4o", base_url=server.base_url, api_key="sk-test")
         events = list(Agent(model).run("?"))
     june = datetime(2025, 6, 2, 10, tzinfo=UTC).timestamp()
+    events = [_as_at_openai(e) if isinstance(e, RunStarted) else e for e in events]  # the fake stands in for it
     events = [e if not isinstance(e, ModelFinished) else _at(e, june) for e in events]
     metrics = run_metrics(events)
     fresh, cached = 2_000_000 - 1024, 1024
@@ -65,6 +67,10 @@ def test_a_run_with_cached_tokens_is_priced_at_the_cached_rate_and_shows_them() 
     otel = export_trace(events, "otel", session_id="s")
     assert '"gen_ai.usage.cache_read.input_tokens"' in otel and '"intValue": "1024"' in otel
     assert "1.0k cached" in export_trace(events, "md") and "1.0k cached" in export_trace(events, "html")
+
+
+def _as_at_openai(event: RunStarted) -> RunStarted:
+    return dataclasses.replace(event, endpoint="https://api.openai.com/v1")
 
 
 def _at(event: ModelFinished, ts: float) -> ModelFinished:

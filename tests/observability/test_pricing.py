@@ -43,9 +43,34 @@ def test_lookup_in_the_catalogue(model: str | None, endpoint: str | None, expect
     assert DEFAULT_TABLE.for_endpoint(endpoint).lookup(model, JUNE_2025) == expected
 
 
-def test_an_unknown_endpoint_falls_back_to_the_model_name() -> None:
-    proxy = DEFAULT_TABLE.for_endpoint("https://llm-gateway.example.com/v1")
-    assert proxy.lookup("gpt-4o", JUNE_2025) == Price(2.50, 10.00, 1.25)
+@pytest.mark.parametrize(
+    ("endpoint", "expected"),
+    [
+        ("https://api.openai.com/v1", Price(0.15, 0.60, 0.075)),  # OpenAI's list price
+        ("https://api.deepseek.com/v1", None),  # DeepSeek does not serve it: not OpenAI's price either
+        ("https://llm-gateway.example.com/v1", None),  # a gateway the catalogue does not know: no guess
+        ("http://127.0.0.1:11434/v1", None),  # a local server has no list price
+    ],
+)
+def test_the_same_model_name_is_priced_by_the_endpoint_it_was_called_at(endpoint: str, expected: Price | None) -> None:
+    table = DEFAULT_TABLE.for_endpoint(endpoint)
+    assert table.lookup("gpt-4o-mini", JUNE_2025) == expected
+    assert (table.cost(Usage(1_000_000, 1_000_000), "gpt-4o-mini", JUNE_2025) is None) == (expected is None)
+
+
+def test_one_model_at_two_providers_costs_what_each_charges() -> None:
+    """GLM-4.5-Air from Z.ai (international) and from Zhipu's own BigModel platform in China: two list prices."""
+    september = datetime(2025, 9, 1, 10, tzinfo=UTC).timestamp()
+    zai = DEFAULT_TABLE.for_endpoint("https://api.z.ai/api/paas/v4")
+    zhipu = DEFAULT_TABLE.for_endpoint("https://open.bigmodel.cn/api/paas/v4")
+    assert zai.lookup("glm-4.5-air", september) == Price(0.2, 1.1, 0.03)
+    assert zhipu.lookup("GLM-4.5-Air", september) == Price(0.11, 0.276, 0.022)
+    assert DEFAULT_TABLE.for_endpoint("https://api.openai.com/v1").lookup("glm-4.5-air", september) is None
+
+
+def test_an_override_prices_a_model_at_every_endpoint() -> None:
+    table = price_table({"gpt-4o-mini": [1.0, 2.0]}).for_endpoint("http://127.0.0.1:8000/v1")
+    assert table.cost(Usage(1_000_000, 1_000_000), "gpt-4o-mini") == pytest.approx(3.0)
 
 
 def test_cost_of_usage() -> None:
