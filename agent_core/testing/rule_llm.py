@@ -81,6 +81,10 @@ def _question(messages: list[dict[str, Any]]) -> str:
     return ""
 
 
+_NAMED = re.compile(r"^[\w.-]+ returned: ")
+"""The json protocol names the tool before its result (``Observation: calculator returned: 391``)."""
+
+
 def _observations(messages: list[dict[str, Any]]) -> list[str]:
     """Tool results after the current question."""
     found: list[str] = []
@@ -89,7 +93,7 @@ def _observations(messages: list[dict[str, Any]]) -> list[str]:
         if message.get("role") == "tool":
             found.append(content)
         elif message.get("role") == "user" and content.startswith("Observation:"):
-            found.append(content.removeprefix("Observation:").strip())
+            found.append(_NAMED.sub("", content.removeprefix("Observation:").strip(), count=1))
         elif message.get("role") == "user" and not content.startswith("Your last reply"):
             break
     return list(reversed(found))

@@ -24,6 +24,11 @@ def test_an_attached_image_reaches_the_model_and_shows_as_a_thumbnail(  # type: 
     page.get_by_text("dot.png").first.wait_for()
     box = page.get_by_placeholder("Ask anything…")
     box.fill("What is 6 * 7?")
+    # the file uploads in the background: until it is up, the box does not send (a loaded machine is slow to it)
+    page.wait_for_function(
+        "() => { const b = document.querySelector('[data-testid=\"stChatInputSubmitButton\"]');"
+        " return b && !b.disabled; }"
+    )
     box.press("Enter")
     page.get_by_role("group", name="Chat message from assistant").get_by_text("The result is 42.").wait_for()
     run_settled(page)

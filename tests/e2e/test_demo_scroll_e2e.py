@@ -48,7 +48,10 @@ def _at_top(page: Any, heading: Any, view: str, size: str) -> None:
     deadline = time.monotonic() + 20
     while (seen := page.evaluate(_SCROLL_RANGE, 1000)) != [0, 0]:  # as it is drawn, until it rests at the top
         assert time.monotonic() < deadline, f"{view}: the page did not rest at its top (scrolled {seen})"
-    box = heading.bounding_box()
+    box = None
+    while box is None and time.monotonic() < deadline:  # a redraw may swap the element under the locator
+        heading.wait_for()
+        box = heading.bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"], (view, box)
     page.screenshot(path=str(ARTIFACTS / f"demo_top_{view}_{size}.png"))
 
