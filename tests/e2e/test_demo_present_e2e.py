@@ -8,6 +8,7 @@ Screenshots (the viewport): test-artifacts/present_follow_<w>x<h>_<n>.png, prese
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,21 @@ def _step(page: Any, key: str, expected: int) -> None:
     page.wait_for_timeout(2500)
 
 
+def _in_view(current: dict[str, Any]) -> bool:
+    """The current step's box starts on screen and ends on it, or starts in its upper half (a tall step)."""
+    top, bottom, height = current["top"], current["bottom"], current["height"]
+    return 0 <= top < height - 40 and (bottom <= height or top < height / 2)
+
+
+def _settled(page: Any) -> dict[str, Any] | None:
+    """The current step's box once its scroll has followed it (a loaded machine streams the frame slowly), or as
+    it stands after 15 s; None on a question frame."""
+    deadline = time.monotonic() + 15
+    while (current := page.evaluate(_CURRENT)) is not None and not _in_view(current) and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+    return current
+
+
 def _frames(page: Any) -> int:
     text = page.locator('[data-testid="stProgress"]').first.inner_text()
     return int(re.search(r"of (\d+)", text).group(1))  # type: ignore[union-attr]
@@ -71,7 +87,7 @@ def test_presentation_follows_the_current_step(
     ARTIFACTS.mkdir(exist_ok=True)
     for frame in range(2, total + 1):
         _step(page, "ArrowRight", frame)
-        current = page.evaluate(_CURRENT)
+        current = _settled(page)
         if current is None:  # a question frame: no step yet
             continue
         if not (current["bottom"] <= current["height"] or current["top"] < current["height"] / 2):

@@ -58,7 +58,7 @@ def test_forty_sessions_search_pages_and_renames(
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"demo_sessions_{width}x{height}.png"))
     cards = page.locator('[class*="st-key-card_"]')
-    assert cards.count() == 10
+    expect(cards).to_have_count(10)
     search = page.get_by_placeholder("Words in the title or any question")
     search.fill(f"What is 6 * 7? {tag}")
     search.press("Enter")
