@@ -10,9 +10,11 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import Select, SelectOfScalar
 
 from agent_core.experiments.dataset_files import DatasetFileError, ParsedDataset, validate_items
 from agent_core.experiments.experiment_tables import DatasetItemRow, DatasetRow
@@ -55,6 +57,14 @@ def visible(actor: Actor, owner: str | None) -> bool:
     return not actor.read_only and (actor.is_admin or (owner is not None and owner == actor.subject))
 
 
+_Query = TypeVar("_Query", Select[Any], SelectOfScalar[Any])
+
+
+def owned(query: _Query, owner: Any, actor: Actor) -> _Query:
+    """``query`` narrowed to the rows whose ``owner`` column is ``actor``'s (an admin's: all): ``visible`` in SQL."""
+    return query if actor.is_admin else query.where(owner == actor.subject)
+
+
 def create_dataset(
     store: SessionStore, name: str, items: Sequence[DatasetItem], *, description: str = ""
 ) -> DatasetInfo:
@@ -93,9 +103,7 @@ def import_dataset(store: SessionStore, parsed: ParsedDataset, name: str | None 
 
 def list_datasets(store: SessionStore) -> list[DatasetInfo]:
     """The actor's datasets, every version, newest first."""
-    query = select(DatasetRow).order_by(col(DatasetRow.created_at).desc())
-    if not store.actor.is_admin:
-        query = query.where(DatasetRow.owner == store.actor.subject)
+    query = owned(select(DatasetRow).order_by(col(DatasetRow.created_at).desc()), DatasetRow.owner, store.actor)
     if store.actor.read_only:
         return []
     with Session(store.engine) as db:

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
-from agent_core.experiments.datasets import get_dataset, visible
+from agent_core.experiments.datasets import get_dataset, owned, visible
 from agent_core.experiments.experiment_tables import ExperimentRow, ResultRow
 from agent_core.experiments.run_configs import RunConfig
 from agent_core.experiments.scores import Score
@@ -129,9 +129,9 @@ def list_experiments(store: SessionStore, *, dataset_id: str | None = None) -> l
     """The actor's experiments, newest first (``dataset_id``: only those on that dataset version)."""
     if store.actor.read_only:
         return []
-    query = select(ExperimentRow).order_by(col(ExperimentRow.created_at).desc())
-    if not store.actor.is_admin:
-        query = query.where(ExperimentRow.owner == store.actor.subject)
+    query = owned(
+        select(ExperimentRow).order_by(col(ExperimentRow.created_at).desc()), ExperimentRow.owner, store.actor
+    )
     if dataset_id is not None:
         query = query.where(ExperimentRow.dataset_id == dataset_id)
     with Session(store.engine) as db:
@@ -172,10 +172,9 @@ def experiment_session_ids(store: SessionStore) -> set[str]:
     if store.actor.read_only:
         return set()
     query = select(ResultRow.session_id).where(col(ResultRow.session_id).is_not(None)).distinct()
-    if not store.actor.is_admin:
-        query = query.join(ExperimentRow, col(ExperimentRow.id) == ResultRow.experiment_id).where(
-            ExperimentRow.owner == store.actor.subject
-        )
+    query = owned(
+        query.join(ExperimentRow, col(ExperimentRow.id) == ResultRow.experiment_id), ExperimentRow.owner, store.actor
+    )
     with Session(store.engine) as db:
         return {str(session_id) for session_id in db.exec(query)}
 
