@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from agent_core.examples import open_example
 from agent_core.store import SessionStore
@@ -105,8 +106,15 @@ def _open_a_folded_step(page: Any) -> None:
     page.evaluate(_SHOW_FOLDED, _FOLDED)
     box = folded.first.bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"], box
-    page.mouse.click(box["x"] + 40, box["y"] + box["height"] / 2)
-    page.wait_for_function("([s, n]) => document.querySelectorAll(s).length < n", arg=[_FOLDED, count])
+    for attempt in range(3):  # a click during a redraw under load can be lost: click again while still folded
+        page.mouse.click(box["x"] + 40, box["y"] + box["height"] / 2)
+        try:
+            opened = "([s, n]) => document.querySelectorAll(s).length < n"
+            page.wait_for_function(opened, arg=[_FOLDED, count], timeout=8_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
