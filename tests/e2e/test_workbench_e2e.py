@@ -20,7 +20,7 @@ from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer
 from agent_core.testing.rule_llm import SLOW, TWO_TOOLS
 from tests.app.demo_session import record_demo
-from tests.e2e.conftest import shot, streamlit_server, wait_for_app
+from tests.e2e.conftest import click_until, shot, streamlit_server, wait_for_app
 
 VIEWPORTS = [(1400, 900), (1280, 720)]
 NAV = ["会话", "追踪", "记忆", "工具", "对话"]
@@ -167,21 +167,22 @@ def test_a_demo_session_is_readable_and_nothing_important_is_cut(  # type: ignor
     wait_for_app(tab)
     shot(tab, f"demo_{width}_01_last_turn")
     turn_trace = tab.get_by_role("button", name="Trace")
-    turn_trace.nth(1).click()  # turn 2: the failing tool
+    selected = tab.locator(".st-key-turn-selected")
+    click_until(tab, turn_trace.nth(1), selected.get_by_text("What is 1 / 0?"))  # turn 2: the failing tool
     wait_for_app(tab)
     trace = tab.locator(".st-key-trace-column")
     trace.get_by_text("tool error").first.wait_for()
     trace.get_by_text("calculator: division by zero").first.wait_for()  # open by itself
-    assert tab.locator(".st-key-turn-selected").get_by_text("What is 1 / 0?").count() == 1
+    assert selected.get_by_text("What is 1 / 0?").count() == 1
     shot(tab, f"demo_{width}_02_failing_tool")
-    tab.get_by_role("button", name="Trace").nth(2).click()  # turn 3: format retry, repeated action
+    click_until(tab, turn_trace.nth(2), selected.get_by_text("What is 2 + 2?"))  # turn 3: format retry, repeat
     wait_for_app(tab)
     trace.get_by_text("unusable reply · retry 1 of 2").wait_for()
     trace.get_by_text("repeat of step 2, not run again").wait_for()
     for code in trace.locator('[data-testid="stCode"] pre').all():
         assert code.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "a code block is cut"
     shot(tab, f"demo_{width}_03_retries")
-    tab.get_by_role("button", name="Trace").nth(4).click()  # turn 5: the step limit
+    click_until(tab, turn_trace.nth(4), selected.get_by_text("Count to a hundred"))  # turn 5: the step limit
     wait_for_app(tab)
     trace.get_by_text("reached the step limit").wait_for()
     shot(tab, f"demo_{width}_04_step_limit")
