@@ -18,6 +18,7 @@ from sparrow_ui.panels import experiment_views as experiment_tables
 from sparrow_ui.shell.sidebar import frame
 from sparrow_ui.shell.state import get_store
 from sparrow_ui.trace.trace_charts import draw
+from sparrow_ui.translations.i18n import lang
 from sparrow_ui.translations.strings_experiments import te
 
 CHANGES_SHOWN = 30
@@ -122,6 +123,5 @@ csv_column.download_button("CSV", to_csv(info, units), f"{info.id}.csv", "text/c
 junit_column.download_button(
     "JUnit XML", to_junit(info, units), f"{info.id}.junit.xml", "application/xml", icon=":material/checklist:"
 )
-html_column.download_button(
-    "HTML", experiment_html(info, summaries, units, found), f"{info.id}.html", "text/html", icon=":material/html:"
-)
+report = experiment_html(info, summaries, units, found, lang="zh" if lang() == "zh" else "en")
+html_column.download_button("HTML", report, f"{info.id}.html", "text/html", icon=":material/html:")

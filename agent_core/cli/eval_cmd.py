@@ -30,6 +30,7 @@ from agent_core.experiments.experiment_records import ExperimentInfo, list_exper
 from agent_core.experiments.experiment_report import changes_text, judge_text, summary_table, table
 from agent_core.experiments.experiment_results import ConfigSummary, UnitResult, config_summaries, unit_results
 from agent_core.store import SessionStore
+from agent_core.trace_export.html_strings import LANGS
 from agent_core.views.formatting import format_timestamp
 
 
@@ -56,6 +57,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     shown.add_argument("experiment")
     shown.add_argument("--json", action="store_true", help="the whole experiment as JSON (every item)")
     shown.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report of it to FILE")
+    shown.add_argument("--lang", choices=LANGS, default="en", help="--html: the report's language")
     compared = subcommand(sub, "compare", "regressions and fixes of experiment B against experiment A", cmd_compare)
     compared.add_argument("a", help="the baseline experiment")
     compared.add_argument("b", help="the experiment compared with it")
@@ -114,7 +116,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(show_text(store, args.experiment, as_json=args.json))
         if args.html:
             try:
-                Path(args.html).write_text(experiment_html(*gathered(store, args.experiment)), encoding="utf-8")
+                report = experiment_html(*gathered(store, args.experiment), lang=args.lang)
+                Path(args.html).write_text(report, encoding="utf-8")
             except OSError as exc:
                 raise CliError(f"cannot write {args.html}: {exc.strerror or exc}") from None
             print(f"wrote {args.html}", file=sys.stderr)

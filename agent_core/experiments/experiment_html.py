@@ -14,11 +14,12 @@ from html import escape
 from typing import Any
 
 from agent_core.experiments.comparison import Change
+from agent_core.experiments.experiment_html_words import experiment_words
 from agent_core.experiments.experiment_records import ExperimentInfo
-from agent_core.experiments.experiment_report import judge_text
 from agent_core.experiments.experiment_results import ConfigSummary, UnitResult
 from agent_core.guards.output_check import mask_secrets
 from agent_core.trace_export.html import CSP, STYLE
+from agent_core.trace_export.html_strings import ReportLang
 from agent_core.views.formatting import format_cost, format_duration, format_timestamp, format_tokens
 
 EXTRA_STYLE = (
@@ -54,42 +55,50 @@ def experiment_section(
     summaries: Sequence[ConfigSummary],
     units: Sequence[UnitResult],
     found: Sequence[Change] = (),
+    lang: ReportLang = "en",
 ) -> str:
     """The experiment's section: heading, configurations, summary, changes (with a baseline), matrix."""
-    facts = f"{info.id} · {info.status} · dataset {info.dataset_id} · {info.repeats} repeat(s)"
-    facts += f" · created {format_timestamp(info.created_at)}"
+    w = experiment_words(lang)
+    created = format_timestamp(info.created_at)
+    facts = w["facts"].format(
+        id=info.id, status=info.status, dataset=info.dataset_id, repeats=info.repeats, created=created
+    )
     parts = [
         f'<section data-experiment="{_text(info.id)}">',
         f"<h2>{_text(info.name)}</h2>",
         f'<p class="mute">{_text(facts)}</p>',
-        _configs(info),
-        "<h3>Per configuration</h3>",
-        _summary(summaries),
+        _configs(info, w),
+        f"<h3>{_text(w['per_config'])}</h3>",
+        _summary(summaries, w),
     ]
     if info.baseline_id is not None:
-        parts += [f"<h3>Against the baseline {_text(info.baseline_id)}</h3>", _changes(found)]
-    parts += ["<h3>Items</h3>", _matrix(info, units), "</section>"]
+        parts += [f"<h3>{_text(w['against'].format(id=info.baseline_id))}</h3>", _changes(found, w)]
+    parts += [f"<h3>{_text(w['items'])}</h3>", _matrix(info, units, w), "</section>"]
     return "\n".join(parts)
 
 
-def _configs(info: ExperimentInfo) -> str:
-    header = ("configuration", "model", "base URL", "protocol", "temperature", "max steps", "tools", "system prompt")
+def _configs(info: ExperimentInfo, w: dict[str, str]) -> str:
+    keys = ("configuration", "model", "base_url", "protocol", "temperature", "max_steps", "tools", "system_prompt")
     rows = []
     for config in info.configs:
-        tools = "all built-in (no approval)" if config.tools is None else ", ".join(config.tools) or "none"
+        tools = w["all_builtin"] if config.tools is None else ", ".join(config.tools) or w["no_tools"]
         values = (config.label, config.model, config.base_url or "—", config.protocol, config.temperature)
         values += (config.max_steps, tools, config.system_prompt or "—")
         rows.append([_cell(v) for v in values])
-    judged = judge_text(info)
-    judge = f'<p data-judge="{_text(info.judge.model)}">{_text(judged)}</p>' if info.judge and judged else ""
-    return _table(header, rows, "configs") + judge
+    judge = ""
+    if info.judge is not None:
+        judged = w["judge_at" if info.judge.base_url else "judge"].format(
+            model=info.judge.model, url=info.judge.base_url
+        )
+        judge = f'<p data-judge="{_text(info.judge.model)}">{_text(judged)}</p>'
+    return _table([w[k] for k in keys], rows, "configs") + judge
 
 
-def _summary(summaries: Sequence[ConfigSummary]) -> str:
+def _summary(summaries: Sequence[ConfigSummary], w: dict[str, str]) -> str:
     k = max((s.k for s in summaries), default=1)
-    header = ["configuration", "pass", "95% interval"]
-    header += [f"pass@{k}", "consistency"] if k > 1 else []
-    header += ["mean score", "cost", "cost per item", "p50", "p95", "tokens", "failures"]
+    header = [w["configuration"], w["pass"], w["interval"]]
+    header += [w["pass_at"].format(k=k), w["consistency"]] if k > 1 else []
+    header += [w["mean_score"], w["cost"], w["cost_per_item"], "p50", "p95", w["tokens"], w["failures"]]
     rows = []
     for s in summaries:
         interval = "—" if s.interval is None else f"{s.interval[0]:.0%} – {s.interval[1]:.0%}"
@@ -105,39 +114,41 @@ def _summary(summaries: Sequence[ConfigSummary]) -> str:
     return _table(header, rows, "summary")
 
 
-def _changes(found: Sequence[Change]) -> str:
+def _changes(found: Sequence[Change], w: dict[str, str]) -> str:
     if not found:
-        return "<p>No regressions and no fixes against the baseline.</p>"
+        return f"<p>{_text(w['no_changes'])}</p>"
     rows = []
     for change in found:
         mark = "fail" if change.kind == "regression" else "pass"
-        kind = f'<td class="{mark}" data-kind="{change.kind}">{_text(change.kind)}</td>'
+        word = w["regression"] if change.kind == "regression" else w["fix"]
+        kind = f'<td class="{mark}" data-kind="{change.kind}">{_text(word)}</td>'
         refs = f"{change.before.ref or '—'} → {change.after.ref or '—'}"
         rows.append([kind, _cell(change.item_id), _cell(change.config_label), _cell(change.reason), _cell(refs)])
-    return _table(("change", "item", "configuration", "reason", "runs (before → now)"), rows, "changes")
+    return _table([w[k] for k in ("change", "item", "configuration", "reason", "runs")], rows, "changes")
 
 
-def _unit_cell(unit: UnitResult | None) -> str:
+def _unit_cell(unit: UnitResult | None, w: dict[str, str]) -> str:
     if unit is None:
         return '<td class="cell">—</td>'
     mark, css = ("error", "fail") if unit.state == "error" else ("pass", "pass") if unit.passed else ("fail", "fail")
+    mark = w[mark]
     if unit.state not in ("done", "error"):
         mark, css = unit.state, "mute"
     figures = ["—" if unit.score is None else f"{unit.score:.2f}"]
-    figures += [f"{unit.steps} steps"] if unit.steps is not None else []
-    figures += [f"{format_tokens(unit.tokens)} tok"] if unit.tokens is not None else []
+    figures += [w["steps"].format(n=unit.steps)] if unit.steps is not None else []
+    figures += [w["tok"].format(n=format_tokens(unit.tokens))] if unit.tokens is not None else []
     figures += [format_cost(unit.cost)] if unit.cost is not None else []
     figures += [format_duration(unit.latency_ms)] if unit.latency_ms is not None else []
     reasons = "; ".join(f"{s.get('name')}: {s.get('reason')}" for s in unit.scores if not s.get("passed"))
     why = f'<div class="why">{_text(reasons)}</div>' if reasons else ""
-    run = f'<div class="why">run {_text(unit.ref)}</div>' if unit.ref else ""
+    run = f'<div class="why">{_text(w["run"].format(ref=unit.ref))}</div>' if unit.ref else ""
     return (
         f'<td class="cell" data-cell="{_text(unit.item_id)}/{unit.config_index}/{unit.repeat}">'
         f'<span class="{css}">{_text(mark)}</span> · {_text(" · ".join(figures))}{why}{run}</td>'
     )
 
 
-def _matrix(info: ExperimentInfo, units: Sequence[UnitResult]) -> str:
+def _matrix(info: ExperimentInfo, units: Sequence[UnitResult], w: dict[str, str]) -> str:
     cells: dict[tuple[int, int], dict[int, UnitResult]] = {}
     firsts: dict[tuple[int, int], UnitResult] = {}
     for unit in units:
@@ -149,11 +160,11 @@ def _matrix(info: ExperimentInfo, units: Sequence[UnitResult]) -> str:
         name = first.item_id + (f" #{first.repeat + 1}" if info.repeats > 1 else "")
         question = first.question if len(first.question) <= QUESTION_CHARS else first.question[:QUESTION_CHARS] + "…"
         row = [_cell(name), _cell(question)]
-        row += [_unit_cell(cells[key].get(index)) for index in range(len(info.configs))]
+        row += [_unit_cell(cells[key].get(index), w) for index in range(len(info.configs))]
         rows.append(row)
     if not rows:
-        return "<p>No item has run yet.</p>"
-    return _table(("item", "question", *(c.label for c in info.configs)), rows, "matrix")
+        return f"<p>{_text(w['nothing_ran'])}</p>"
+    return _table((w["item"], w["question"], *(c.label for c in info.configs)), rows, "matrix")
 
 
 def experiment_html(
@@ -161,16 +172,17 @@ def experiment_html(
     summaries: Sequence[ConfigSummary],
     units: Sequence[UnitResult],
     found: Sequence[Change] = (),
+    lang: ReportLang = "en",
 ) -> str:
-    """The whole report of one experiment as one self-contained HTML document (UTF-8 text)."""
-    title = f"Sparrow experiment: {info.name}"
+    """The whole report of one experiment as one self-contained HTML document (UTF-8 text), in ``lang``."""
+    w = experiment_words(lang)
+    title = w["title"].format(name=info.name)
     return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<!DOCTYPE html>\n<html lang="{"zh-CN" if lang == "zh" else "en"}">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta name="referrer" content="no-referrer">\n<title>{_text(title)}</title>\n'
         f"<style>{STYLE}{EXTRA_STYLE}</style>\n</head>\n<body>\n<h1>{_text(title)}</h1>\n"
-        '<p class="mute">Sparrow experiment report. This file is self-contained: it loads nothing from the network. '
-        "Every item is a recorded run: open its session (the run named in each cell) in Sparrow's Traces.</p>\n"
-        f"{experiment_section(info, summaries, units, found)}\n</body>\n</html>\n"
+        f'<p class="mute">{_text(w["intro"])}</p>\n'
+        f"{experiment_section(info, summaries, units, found, lang)}\n</body>\n</html>\n"
     )

@@ -58,7 +58,7 @@ def sidebar_models(config: ModelConfig) -> ModelFactory:
 
 
 def run_form(store: SessionStore, config: ModelConfig, datasets: list[DatasetInfo], done: list[ExperimentInfo]) -> None:
-    """Dataset × models × protocols, limits, repeats, concurrency, baseline; Start runs it in the background."""
+    """Dataset × models × protocols, limits, repeats, concurrency, baseline, judge; Start runs it in the background."""
     if not datasets:
         st.info(te("exp.no_datasets"))
         return
@@ -71,27 +71,28 @@ def run_form(store: SessionStore, config: ModelConfig, datasets: list[DatasetInf
         repeats = middle.number_input(te("exp.repeats"), 1, 20, value=1)
         concurrency = right.number_input(te("exp.concurrency"), 1, 64, value=4)
         baseline = st.selectbox(te("exp.baseline"), [None, *done], format_func=_experiment_label)
+        judge = st.text_input(te("exp.judge_model"), help=te("exp.judge_model_help"), key="exp_judge").strip()
         if st.form_submit_button(te("exp.start"), type="primary", icon=":material/play_arrow:", key="exp_start"):
-            configs = [
-                RunConfig(
-                    model=m,
-                    base_url=config.base_url,
-                    protocol=p,
-                    max_steps=int(max_steps),
-                    temperature=config.temperature,
-                )
-                for m in [m.strip() for m in models.split(",") if m.strip()]
-                for p in protocols or [config.protocol]
-            ]
+            names = [m.strip() for m in models.split(",") if m.strip()]
             info = create_experiment(
                 store,
                 dataset.id,
-                configs,
+                _configs(config, names, protocols or [config.protocol], int(max_steps)),
                 repeats=int(repeats),
                 concurrency=int(concurrency),
                 baseline=baseline.id if baseline else None,
+                judge=RunConfig(name="judge", model=judge, base_url=config.base_url) if judge else None,
             )
             start(store, info.id, sidebar_models(config))
+
+
+def _configs(config: ModelConfig, models: list[str], protocols: list[str], max_steps: int) -> list[RunConfig]:
+    """One configuration per model × protocol, on the sidebar's endpoint and temperature."""
+    return [
+        RunConfig(model=m, base_url=config.base_url, protocol=p, max_steps=max_steps, temperature=config.temperature)
+        for m in models
+        for p in protocols
+    ]
 
 
 def start(store: SessionStore, experiment_id: str, factory: ModelFactory) -> None:

@@ -49,6 +49,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "exp.max_steps": {"en": "Max steps", "zh": "最大步数"},
     "exp.repeats": {"en": "Repeats", "zh": "重复次数"},
     "exp.concurrency": {"en": "Concurrency", "zh": "并发数"},
+    "exp.judge_model": {"en": "Judge model (optional)", "zh": "评审模型（可选）"},
+    "exp.judge_model_help": {
+        "en": "Grades the dataset's judge checks, on the sidebar's endpoint. Empty: $SPARROW_JUDGE_MODEL, if set.",
+        "zh": "为数据集的 judge 检查评分，使用侧边栏的接口地址。留空：使用 $SPARROW_JUDGE_MODEL（如已设置）。",
+    },
     "exp.name": {"en": "Name", "zh": "名称"},
     "exp.start": {"en": "Start", "zh": "开始"},
     "exp.stop": {"en": "Stop", "zh": "停止"},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from agent_core.experiments import create_dataset, get_dataset
 from agent_core.experiments.example_experiments import EXAMPLE_DATASET
 from agent_core.experiments.experiment_records import list_experiments
+from agent_core.experiments.experiment_results import unit_results
 from agent_core.experiments.items import DatasetItem
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer
@@ -76,3 +78,39 @@ def test_an_experiment_started_on_the_page_runs_and_shows_its_results(fake_llm: 
         ("gpt-4o-mini · react", "2/2 (100%)"),
         ("fake-model · react", "2/2 (100%)"),
     ]
+
+
+def test_a_judge_model_typed_on_the_form_grades_the_judge_checks_and_is_recorded(fake_llm: FakeOpenAIServer) -> None:
+    store = SessionStore.open()
+    item = DatasetItem(question="What is 17 * 23?", expect={"judge": "PASS when the answer is 391."})
+    create_dataset(store, "judged", [item])
+    at = open_page()
+    at.text_input(key="exp_models").input("gpt-4o-mini")
+    at.text_input(key="exp_judge").input("  fake-model ")
+    at.button(key="exp_start").click()
+    at.run()
+    assert not at.exception, at.exception
+    started = next(e for e in list_experiments(store) if e.name == "judged v1 #1")
+    assert started.judge is not None
+    assert (started.judge.model, started.judge.base_url) == ("fake-model", fake_llm.base_url)  # the sidebar's endpoint
+    deadline = time.monotonic() + 30
+    while next(e for e in list_experiments(store) if e.id == started.id).status != "finished":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    at.run()
+    assert any("`fake-model`" in c.value for c in at.caption), [c.value for c in at.caption]
+    asked = [r["model"] for r in fake_llm.requests if "PASS when the answer is 391." in json.dumps(r)]
+    assert asked and set(asked) == {"fake-model"}  # the judge's call went to the judge model, the item's did not
+    [unit] = unit_results(store, started.id)
+    assert unit.scores[0]["name"] == "judge" and unit.scores[0]["judge_run"]  # the judge's call is a recorded run
+
+
+def test_an_empty_judge_field_records_no_judge(fake_llm: FakeOpenAIServer) -> None:
+    store = SessionStore.open()
+    create_dataset(store, "plain", [DatasetItem(question="What is 2 + 2?", expect={"number": 4})])
+    at = open_page()
+    at.text_input(key="exp_judge").input("   ")
+    at.button(key="exp_start").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert next(e for e in list_experiments(store) if e.name == "plain v1 #1").judge is None

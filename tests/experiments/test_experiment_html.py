@@ -87,3 +87,25 @@ def test_eval_show_html_writes_the_report(
     assert 'class="pass">pass</span>' in out.read_text(encoding="utf-8")
     assert main(["eval", "show", second, "--html", str(tmp_path / "missing" / "r.html")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_the_report_in_chinese_translates_every_heading_and_mark_but_no_recorded_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'experiments.db'}")
+    store, first, second = two_experiments(tmp_path)
+    out = tmp_path / "report.zh.html"
+    assert main(["eval", "show", second, "--html", str(out), "--lang", "zh"]) == 0
+    document = out.read_text(encoding="utf-8")
+    assert '<html lang="zh-CN">' in document and "Sparrow 实验：" in document
+    assert f"与基线 {first} 对比" in document and "<h3>条目</h3>" in document and "评审模型：grader" in document
+    assert 'data-kind="regression">退步</td>' in document and 'class="fail">未通过</span>' in document
+    for english in ("Against the baseline", "Per configuration", ">fail</span>", "judge: grader", "95% interval"):
+        assert english not in document, english
+    assert "What is 12 * 13? &lt;script&gt;" in document  # the recorded question is shown as it was asked
+    english = experiment_html(*gathered(store, second))  # type: ignore[arg-type]
+    assert [tag for tag, _ in tags_of(english)] == [tag for tag, _ in tags_of(document)]  # the same page, other words
+    with pytest.raises(SystemExit) as refused:
+        main(["eval", "show", second, "--html", str(out), "--lang", "fr"])
+    assert refused.value.code == 2
+    assert "invalid choice: 'fr'" in capsys.readouterr().err
