@@ -9,7 +9,7 @@ from agent_core.engine.attachments import user_content
 from agent_core.engine.context_window import Scratchpad
 from agent_core.engine.protocols.protocol import Decision, Narrowing
 from agent_core.engine.run_context import RunContext
-from agent_core.engine.streaming import Timing, stream_reply
+from agent_core.engine.streaming import ReplyReader
 from agent_core.events import Event, ModelFinished, OutputFlagged, Usage
 from agent_core.guards.limits import CancelToken, Deadline, RunStopped
 from agent_core.models.chat_model import Completion, Message, ModelRequest
@@ -42,31 +42,30 @@ class Thinking:
         messages = [*prefix, *self.pad.messages()]
         request = self._request(messages)
         self.sent_narrowed, self.narrowed = self.narrowed, None
-        timing = Timing()
-        completion: Completion | None = None
+        reader = ReplyReader(
+            self.parts.model,
+            request,
+            self.parts.protocol,
+            run_id=self.run_id,
+            step=step,
+            cancel=self.cancel,
+            interval=self.parts.settings.delta_interval,
+            deadline=self.deadline,
+            check=self.parts.output_check,
+        )
         failure: Exception | None = None
         try:
-            completion = yield from stream_reply(
-                self.parts.model,
-                request,
-                self.parts.protocol,
-                run_id=self.run_id,
-                step=step,
-                cancel=self.cancel,
-                timing=timing,
-                interval=self.parts.settings.delta_interval,
-                deadline=self.deadline,
-                check=self.parts.output_check,
-            )
+            yield from reader.deltas()
         except (ModelError, RunStopped) as exc:
             failure = exc
-            if exc.partial_text:  # cut off mid-reply: kept (and counted, estimated), never acted on
-                completion = Completion(text=exc.partial_text)
+        completion = reader.completion
+        if failure is not None:  # cut off mid-reply: what was written is kept (and counted), never acted on
+            completion = Completion(text=reader.text) if reader.text else None
         decision = (
             self.parts.protocol.interpret(completion, self.parts.tools) if completion and not failure else Decision()
         )
         usage = self._usage(completion, prefix_tokens)
-        finished = self._model_finished(step, messages, completion, decision, timing, failure, usage)
+        finished = self._model_finished(step, messages, completion, decision, reader, failure, usage)
         finished, flagged = self._checked(finished)
         if flagged is not None:
             yield flagged
@@ -107,7 +106,7 @@ class Thinking:
         messages: list[Message],
         completion: Completion | None,
         decision: Decision,
-        timing: Timing,
+        reader: ReplyReader,
         failure: Exception | None,
         usage: Usage,
     ) -> ModelFinished:
@@ -126,8 +125,8 @@ class Thinking:
             format_error=decision.format_error,
             error=str(failure) if failure else None,
             usage=usage,
-            latency_ms=timing.total_ms,
-            ttft_ms=timing.first_ms,
+            latency_ms=reader.latency_ms,
+            ttft_ms=reader.ttft_ms,
             finish_reason=completion.finish_reason,
             retried_after=completion.retried_after,
             messages=tuple(messages[kept:]),
