@@ -3,8 +3,10 @@
 Each step is a full think → act → observe cycle: a streamed model reply, parsing, argument validation, a
 calculator call, and every event. The seeds' loops (``seed_loops.py``: the ReAct text loop and the native
 tool-calling loop Sparrow grew from) read the same scripted replies from the same fake model and call the same
-calculator function, in the same process, so the ratio is what Sparrow's hardening costs per step. Each step
-asks a different sum (``i + 1``), so no call repeats. Also checks that memory stays flat as runs get longer
+calculator function, in the same process, so the ratio is what Sparrow's hardening costs per step (Sparrow
+runs with its shipped settings: time limit, output check, repeat guard). Each step asks a different sum
+(``i + 1``), so no call repeats. "threaded" is Sparrow with the calculator in a worker thread (as user, web and
+plugin tools run), against Sparrow with it inline. Also checks that memory stays flat as runs get longer
 (the context is bounded; nothing keeps per-step copies of the history).
 
     python bench/loop_overhead.py [--steps 10000] [--json]
@@ -45,7 +47,7 @@ def script(protocol: str, steps: int) -> list[str | Reply]:
 def sparrow_run(protocol: str, steps: int, tool: Tool = calculator) -> Callable[[], object]:
     """A run of ``steps`` steps by Sparrow's loop (its events consumed and dropped), ready to start."""
     model = ScriptedModel(script(protocol, steps), keep_requests=1)
-    agent = Agent(model, [tool], protocol=protocol, max_steps=steps, time_limit=None)
+    agent = Agent(model, [tool], protocol=protocol, max_steps=steps)  # every other setting as shipped
 
     def run() -> object:
         last = None
@@ -71,17 +73,18 @@ def _checked(answer: str, steps: int) -> str:
     return answer
 
 
-def timed(run: Callable[[], object]) -> float:
-    """Seconds ``run`` takes (garbage collected first, so one side does not pay for the other's garbage)."""
+def timed(run: Callable[[], object]) -> tuple[float, float]:
+    """Wall and CPU seconds ``run`` takes (garbage collected first, so one side does not pay for the other's)."""
     gc.collect()
-    started = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     run()
-    return time.perf_counter() - started
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def per_step(make: Callable[[], Callable[[], object]], steps: int, repeats: int) -> float:
-    """Best µs/step over ``repeats`` fresh runs (the least disturbed by the machine's other work)."""
-    return min(timed(make()) for _ in range(repeats)) / steps * 1e6
+def per_step(make: Callable[[], Callable[[], object]], steps: int, repeats: int) -> tuple[float, float]:
+    """Best wall and best CPU µs/step over ``repeats`` fresh runs (the least disturbed by other work)."""
+    times = [timed(make()) for _ in range(repeats)]
+    return min(w for w, _ in times) / steps * 1e6, min(c for _, c in times) / steps * 1e6
 
 
 def peak_memory(protocol: str, steps: int) -> int:
@@ -96,20 +99,20 @@ def peak_memory(protocol: str, steps: int) -> int:
     return peak
 
 
-def measure(steps: int, repeats: int) -> dict[str, dict[str, float]]:
-    """µs/step of Sparrow, the seed and Sparrow with a threaded tool, per protocol, interleaved in one run."""
-    results: dict[str, dict[str, float]] = {}
+def measure(steps: int, repeats: int) -> dict[str, dict[str, dict[str, float]]]:
+    """µs/step of Sparrow, the seed and Sparrow with a threaded tool, per clock and protocol, in one run."""
+    results: dict[str, dict[str, dict[str, float]]] = {"cpu": {}, "wall": {}}
     for protocol in ("react", "tools"):
         sparrow_run(protocol, 200)()  # warm up imports and caches
         seed_run(protocol, 200)()
-        row = {
-            "sparrow": per_step(lambda p=protocol: sparrow_run(p, steps), steps, repeats),
-            "seed": per_step(lambda p=protocol: seed_run(p, steps), steps, repeats),
-            "threaded": per_step(lambda p=protocol: sparrow_run(p, steps, THREADED_CALCULATOR), steps, repeats),
-        }
-        row["ratio"] = row["sparrow"] / row["seed"]
-        row["threaded_ratio"] = row["threaded"] / row["sparrow"]
-        results[protocol] = {k: round(v, 2) for k, v in row.items()}
+        sparrow = per_step(lambda p=protocol: sparrow_run(p, steps), steps, repeats)
+        seed = per_step(lambda p=protocol: seed_run(p, steps), steps, repeats)
+        threaded = per_step(lambda p=protocol: sparrow_run(p, steps, THREADED_CALCULATOR), steps, repeats)
+        for i, clock in enumerate(("wall", "cpu")):
+            row = {"sparrow": sparrow[i], "seed": seed[i], "threaded": threaded[i]}
+            row["ratio"] = row["sparrow"] / row["seed"]
+            row["threaded_ratio"] = row["threaded"] / row["sparrow"]
+            results[clock][protocol] = {k: round(v, 2) for k, v in row.items()}
     return results
 
 
@@ -123,14 +126,18 @@ def main() -> None:
     machine = f"Python {platform.python_version()} on {platform.machine()}"
     print(f"{machine} · {args.steps:,} steps per run, best of {args.repeats} · timed side by side in one process")
     print(f"targets: Sparrow ≤ {TARGET_RATIO:g}× the seed's loop; a tool in a worker thread ≤ +{THREAD_TARGET - 1:.0%}")
-    head = f"{'protocol':<10}{'Sparrow µs':>11}{'seed µs':>9}{'ratio':>8}{'threaded µs':>13}{'threaded':>10}"
+    head = (
+        f"{'clock':<6}{'protocol':<10}{'Sparrow µs':>11}{'seed µs':>9}{'ratio':>8}{'threaded µs':>13}{'threaded':>10}"
+    )
     print(head)
     results = measure(args.steps, args.repeats)
-    for protocol, row in results.items():
-        print(
-            f"{protocol:<10}{row['sparrow']:>11.1f}{row['seed']:>9.1f}{row['ratio']:>7.1f}×"
-            f"{row['threaded']:>13.1f}{row['threaded_ratio']:>9.2f}×"
-        )
+    for clock, rows in results.items():
+        for protocol, row in rows.items():
+            print(
+                f"{clock:<6}{protocol:<10}{row['sparrow']:>11.1f}{row['seed']:>9.1f}{row['ratio']:>7.1f}×"
+                f"{row['threaded']:>13.1f}{row['threaded_ratio']:>9.2f}×"
+            )
+    print("cpu: the process's CPU time (every thread), steadier on a shared machine; wall: elapsed time")
     print()
     print(f"{'protocol':<10}{'peak KiB @100':>15}{'@1,000':>9}{'@5,000':>9}{'1,000/100':>11}{'5,000/1,000':>13}")
     for protocol in ("react", "tools"):

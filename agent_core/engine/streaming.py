@@ -26,8 +26,8 @@ _clock = time.monotonic  # the clock of Deadline, so one reading serves the dead
 class ReplyReader:
     """One model reply being read. ``deltas()`` yields its ModelDeltas; then ``completion`` holds the reply.
 
-    When the reading fails (the model's error, a cancel, the time limit) the exception is raised as it is and
-    ``text`` still holds what the model had written by then.
+    When the reading fails (the model's error, a cancel, the time limit) ``failure`` holds why and ``text``
+    what the model had written by then; the caller reports the step, then raises ``failure``.
     """
 
     def __init__(
@@ -47,6 +47,8 @@ class ReplyReader:
         self.shown = _Shown(run_id, step, interval, check)
         self.completion: Completion | None = None
         """The finished reply (None until the stream ended well)."""
+        self.failure: ModelError | RunStopped | None = None
+        """Why the reading stopped early (None when it did not)."""
         self.latency_ms = 0.0
         """Time spent inside the model's stream (not in whoever consumes the deltas)."""
         self.ttft_ms: float | None = None
@@ -59,14 +61,14 @@ class ReplyReader:
         return self.shown.text
 
     def deltas(self) -> Iterator[ModelDelta]:
-        """Yield the reply's deltas (at most one per interval); set ``completion`` at the end."""
+        """Yield the reply's deltas (at most one per interval); set ``completion``, or ``failure``, at the end."""
         began = _clock()
         try:
             with _closing(self.model.stream(self.request)) as stream:
                 yield from self._read(stream, began)
-        except (RunStopped, ModelError):
+        except (RunStopped, ModelError) as exc:
+            self.failure = exc
             yield from self._away_for(self.shown.rest())  # what came before the failure stays
-            raise
         finally:
             self.latency_ms = (_clock() - began - self._away) * 1000
 
