@@ -4,10 +4,13 @@ Each step is a full think → act → observe cycle: a streamed model reply, par
 calculator call, and every event. The seeds' loops (``seed_loops.py``: the ReAct text loop and the native
 tool-calling loop Sparrow grew from) read the same scripted replies from the same fake model and call the same
 calculator function, in the same process, so the ratio is what Sparrow's hardening costs per step (Sparrow
-runs with its shipped settings: time limit, output check, repeat guard). Each step asks a different sum
-(``i + 1``), so no call repeats. "threaded" is Sparrow with the calculator in a worker thread (as user, web and
-plugin tools run), against Sparrow with it inline. Also checks that memory stays flat as runs get longer
-(the context is bounded; nothing keeps per-step copies of the history).
+runs with its shipped settings: time limit, output check, repeat guard). The "bare seed" gets its replies
+from a list (no model at all): the seed's loop alone, a floor. Each step asks a different sum (``i + 1``),
+so no call repeats. "threaded" is Sparrow with the calculator in a worker thread (as user, web and plugin
+tools run), against Sparrow with it inline.
+
+Memory: the bytes per step must stay the same from short to long runs (the context is bounded; nothing
+keeps a per-step copy of the history; only the record of each distinct call, which repeat detection needs).
 
     python bench/loop_overhead.py [--steps 10000] [--json]
 """
@@ -22,10 +25,12 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
-from seed_loops import seed_react, seed_tools
+from seed_loops import FakeLLM, ListLLM, seed_react, seed_tools
 
 from agent_core import Agent
+from agent_core.models.chat_model import Completion
 from agent_core.testing import Reply, ScriptedModel
+from agent_core.testing.fake_models import as_reply
 from agent_core.tools import Tool, calculator
 
 THREADED_CALCULATOR = Tool(calculator.fn, name="calculator")
@@ -59,13 +64,18 @@ def sparrow_run(protocol: str, steps: int, tool: Tool = calculator) -> Callable[
     return run
 
 
-def seed_run(protocol: str, steps: int) -> Callable[[], object]:
-    """The same run by the seed's bare loop for ``protocol``, ready to start."""
-    model = ScriptedModel(script(protocol, steps), keep_requests=1)
+def seed_run(protocol: str, steps: int, *, bare: bool = False) -> Callable[[], object]:
+    """The same run by the seed's bare loop for ``protocol`` (``bare``: its replies from a list, no model)."""
+    if bare:
+        llm: FakeLLM | ListLLM = ListLLM(
+            [Completion(r.text, tool_calls=r.calls()) for r in map(as_reply, script(protocol, steps))]
+        )
+    else:
+        llm = FakeLLM(ScriptedModel(script(protocol, steps), keep_requests=1))
     tools = {"calculator": calculator.fn}
     if protocol == "react":
-        return lambda: _checked(seed_react(model, tools, "count", steps), steps)
-    return lambda: _checked(seed_tools(model, tools, [calculator.schema], "count", steps), steps)
+        return lambda: _checked(seed_react(llm, tools, "count", steps), steps)
+    return lambda: _checked(seed_tools(llm, tools, [calculator.schema], "count", steps), steps)
 
 
 def _checked(answer: str, steps: int) -> str:
@@ -107,10 +117,12 @@ def measure(steps: int, repeats: int) -> dict[str, dict[str, dict[str, float]]]:
         seed_run(protocol, 200)()
         sparrow = per_step(lambda p=protocol: sparrow_run(p, steps), steps, repeats)
         seed = per_step(lambda p=protocol: seed_run(p, steps), steps, repeats)
+        bare = per_step(lambda p=protocol: seed_run(p, steps, bare=True), steps, repeats)
         threaded = per_step(lambda p=protocol: sparrow_run(p, steps, THREADED_CALCULATOR), steps, repeats)
         for i, clock in enumerate(("wall", "cpu")):
-            row = {"sparrow": sparrow[i], "seed": seed[i], "threaded": threaded[i]}
+            row = {"sparrow": sparrow[i], "seed": seed[i], "threaded": threaded[i], "bare_seed": bare[i]}
             row["ratio"] = row["sparrow"] / row["seed"]
+            row["bare_ratio"] = row["sparrow"] / row["bare_seed"]
             row["threaded_ratio"] = row["threaded"] / row["sparrow"]
             results[clock][protocol] = {k: round(v, 2) for k, v in row.items()}
     return results
@@ -126,24 +138,28 @@ def main() -> None:
     machine = f"Python {platform.python_version()} on {platform.machine()}"
     print(f"{machine} · {args.steps:,} steps per run, best of {args.repeats} · timed side by side in one process")
     print(f"targets: Sparrow ≤ {TARGET_RATIO:g}× the seed's loop; a tool in a worker thread ≤ +{THREAD_TARGET - 1:.0%}")
-    head = (
-        f"{'clock':<6}{'protocol':<10}{'Sparrow µs':>11}{'seed µs':>9}{'ratio':>8}{'threaded µs':>13}{'threaded':>10}"
+    print(
+        f"{'clock':<6}{'protocol':<10}{'Sparrow µs':>11}{'seed µs':>9}{'ratio':>8}"
+        f"{'threaded µs':>13}{'threaded':>10}{'bare seed µs':>14}{'ratio':>8}"
     )
-    print(head)
     results = measure(args.steps, args.repeats)
     for clock, rows in results.items():
         for protocol, row in rows.items():
             print(
                 f"{clock:<6}{protocol:<10}{row['sparrow']:>11.1f}{row['seed']:>9.1f}{row['ratio']:>7.1f}×"
                 f"{row['threaded']:>13.1f}{row['threaded_ratio']:>9.2f}×"
+                f"{row['bare_seed']:>14.1f}{row['bare_ratio']:>7.1f}×"
             )
+    print("seed: the seed's loop reading the same scripted model; bare seed: its loop with replies from a list")
+    print("threaded: Sparrow with the calculator in a worker thread, against Sparrow with it inline")
     print("cpu: the process's CPU time (every thread), steadier on a shared machine; wall: elapsed time")
     print()
-    print(f"{'protocol':<10}{'peak KiB @100':>15}{'@1,000':>9}{'@5,000':>9}{'1,000/100':>11}{'5,000/1,000':>13}")
+    print("memory: the context is bounded; what grows is the run's record of distinct calls (repeat detection)")
+    print(f"{'protocol':<10}{'peak KiB @100':>15}{'@1,000':>9}{'@5,000':>9}{'B/step 100→1,000':>18}{'1,000→5,000':>13}")
     for protocol in ("react", "tools"):
-        peaks = [peak_memory(protocol, n) / 1024 for n in (100, 1000, 5000)]
-        ratios = f"{peaks[1] / peaks[0]:>10.2f}×{peaks[2] / peaks[1]:>12.2f}×"
-        print(f"{protocol:<10}{peaks[0]:>15.0f}{peaks[1]:>9.0f}{peaks[2]:>9.0f}{ratios}")
+        peaks = [peak_memory(protocol, n) for n in (100, 1000, 5000)]
+        slopes = f"{(peaks[1] - peaks[0]) / 900:>18.0f}{(peaks[2] - peaks[1]) / 4000:>13.0f}"
+        print(f"{protocol:<10}{peaks[0] / 1024:>15.0f}{peaks[1] / 1024:>9.0f}{peaks[2] / 1024:>9.0f}{slopes}")
     if args.json:
         print(json.dumps(results))
 

@@ -7,10 +7,11 @@
   article follows): the reply's ``tool_calls`` are decoded with ``json.loads``, each tool called with
   ``**arguments``, its result appended as a ``tool`` message; a reply without calls is the answer.
 
-Neither seed streams: its ``call_llm`` returns the finished reply. Here ``call_llm`` reads the same zero-latency
-scripted model Sparrow reads (``ScriptedModel``, the same replies, chunked the same way) and keeps its Completion,
-and the tool is the same calculator function, so both sides pay the same for the model and the tool and what
-differs is only what each loop wraps around them.
+Neither seed streams: its ``call_llm`` returns the finished reply. ``FakeLLM`` reads the same zero-latency
+scripted model Sparrow reads (``ScriptedModel``: the same replies, chunked the same way) and keeps its
+Completion, and the tool is the same calculator function, so both sides pay the same for the model and the
+tool and what differs is only what each loop wraps around them. ``ListLLM`` hands out the finished replies
+from a list instead (no model at all): the seed's loop alone, the floor.
 """
 
 from __future__ import annotations
@@ -34,12 +35,32 @@ SYSTEM = (
 FORMAT_COMPLAINT = "你的输出格式不正确，请严格按照 Thought/Action/Action Input 或 Thought/Final Answer 的格式重新输出。"
 
 
-def call_llm(model: ScriptedModel, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> Any:
-    """The seed's ``call_llm``: one request, the finished reply (the stream read to its Completion)."""
-    for item in model.stream(ModelRequest(messages, tools=tools, temperature=0.0)):
-        if isinstance(item, Completion):
-            return item
-    raise RuntimeError("the model ended without a completion")
+class FakeLLM:
+    """The seed's ``call_llm`` over a scripted model: one request, the stream read to its Completion."""
+
+    def __init__(self, model: ScriptedModel) -> None:
+        self.model = model
+
+    def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> Completion:
+        """The finished reply to ``messages``."""
+        for item in self.model.stream(ModelRequest(messages, tools=tools, temperature=0.0)):
+            if isinstance(item, Completion):
+                return item
+        raise RuntimeError("the model ended without a completion")
+
+
+class ListLLM:
+    """The seed's ``call_llm`` with no model behind it: the next finished reply from a list."""
+
+    def __init__(self, replies: list[Completion]) -> None:
+        self.replies = iter(replies)
+
+    def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> Completion:
+        """The next reply, whatever was asked."""
+        return next(self.replies)
+
+
+CallLLM = Callable[[list[dict[str, Any]], list[dict[str, Any]] | None], Completion]
 
 
 def parse_output(text: str) -> dict[str, Any]:
@@ -59,7 +80,7 @@ def parse_output(text: str) -> dict[str, Any]:
     return {"type": "error", "content": text}
 
 
-def seed_react(model: ScriptedModel, tools: Tools, question: str, max_steps: int) -> str:
+def seed_react(call_llm: CallLLM, tools: Tools, question: str, max_steps: int) -> str:
     """The seed's ``run_agent`` in ReAct text."""
     listing = "\n".join(f"- {name}: {fn.__doc__ or ''}" for name, fn in tools.items())
     messages: list[dict[str, Any]] = [
@@ -67,7 +88,7 @@ def seed_react(model: ScriptedModel, tools: Tools, question: str, max_steps: int
         {"role": "user", "content": question},
     ]
     for _ in range(max_steps):
-        llm_output = call_llm(model, messages).text
+        llm_output = call_llm(messages, None).text
         messages.append({"role": "assistant", "content": llm_output})
         parsed = parse_output(llm_output)
         if parsed["type"] == "final":
@@ -87,14 +108,14 @@ def seed_react(model: ScriptedModel, tools: Tools, question: str, max_steps: int
     return "达到最大步数限制，任务未完成。"
 
 
-def seed_tools(model: ScriptedModel, tools: Tools, schemas: list[dict[str, Any]], question: str, max_steps: int) -> str:
+def seed_tools(call_llm: CallLLM, tools: Tools, schemas: list[dict[str, Any]], question: str, max_steps: int) -> str:
     """The same loop with native tool calls: the reply's calls are run and answered with ``tool`` messages."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": "你是一个能够使用工具的智能助手。"},
         {"role": "user", "content": question},
     ]
     for _ in range(max_steps):
-        reply = call_llm(model, messages, schemas)
+        reply = call_llm(messages, schemas)
         if not reply.tool_calls:
             return reply.text
         messages.append(

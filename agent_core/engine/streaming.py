@@ -77,12 +77,12 @@ class ReplyReader:
         try:
             for item in stream:
                 now = _clock()
-                if at is not None and now >= at and not isinstance(item, Completion):
-                    raise _out_of_time(self.deadline)
                 if isinstance(item, Completion):
                     yield from self._away_for(shown.rest())
                     self.completion = item
                     return
+                if at is not None and now >= at:
+                    raise _out_of_time(self.deadline)
                 if cancel.cancelled:
                     raise RunStopped("cancelled", "cancelled by the user while the model was writing")
                 if item.channel == "reasoning":

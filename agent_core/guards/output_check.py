@@ -237,7 +237,10 @@ def _may_hold_secret(text: str) -> bool:
     if _LONG_RUN.search(text):
         return True
     folded = text.casefold()
-    return any(name in folded for name in _NAMES)
+    for name in _NAMES:  # a loop, not any() over a generator: this runs on every reply and tool output
+        if name in folded:
+            return True
+    return False
 
 
 _CONFIGURED: set[str] = set()
