@@ -88,15 +88,17 @@ class ReplyReader:
                 if item.channel == "reasoning":
                     yield from self._away_for(shown.think(item.text))
                     continue
-                if self.ttft_ms is None and item.text:
+                piece = item.text
+                if self.ttft_ms is None and piece:
                     self.ttft_ms = (now - began - self._away) * 1000
-                cut = shown.take(item.text, self.protocol)
-                delta = shown.add(item.text, cut, now)
-                if delta is not None:
-                    yield from self._away_for((delta,))
-                if cut is not None:  # the model is writing its own Observation: stop reading
+                shown.parts.append(piece)  # the common path is these few lines: no call per chunk
+                if (":" in piece or "：" in piece) and (cut := shown.cut(self.protocol, len(piece))) is not None:
+                    yield from self._away_for(shown.up_to(cut, now))  # the model writes its own Observation
                     self.completion = Completion(text=shown.text, finish_reason="stop_at_observation")
                     return
+                shown.unfed.append(piece)
+                if now - shown.last >= shown.interval:
+                    yield from self._away_for(shown.batch(now))
         except ModelError as exc:
             if at is not None and _clock() >= at and exc.kind != "cancelled":
                 raise _out_of_time(self.deadline) from None
@@ -149,33 +151,31 @@ class _Shown:
             self.parts = ["".join(self.parts)]
         return self.parts[0] if self.parts else ""
 
-    def take(self, piece: str, protocol: AgentProtocol) -> int | None:
-        """Receive ``piece``; where to cut the text (None: nowhere), asked only when a label may have just ended."""
-        self.parts.append(piece)
-        if ":" not in piece and "：" not in piece:
-            return None
-        tail = self._tail(len(piece) + 16).lower()
+    def cut(self, protocol: AgentProtocol, size: int) -> int | None:
+        """Where to cut the text after a piece of ``size`` with a colon (None: nowhere); the protocol is asked
+        only when a label may have just ended."""
+        tail = self._tail(size + 16).lower()
         if "observation" not in tail and "观察" not in tail:
             return None
         return protocol.cut_index(self.text)
 
-    def add(self, piece: str, cut: int | None, now: float) -> ModelDelta | None:
-        """Mask ``piece`` (or the text up to ``cut``); a delta when the interval has passed, or at a cut."""
-        if cut is None:
-            self.unfed.append(piece)
-            if now - self.last < self.interval:
-                return None  # masking runs once per delta, not once per chunk
-            self.pending += self.mask.feed("".join(self.unfed))
-            self.fed += sum(map(len, self.unfed))
-            self.last = now
-        else:
-            self.pending += self.mask.flush(self.text[self.fed : cut] if cut > self.fed else "")
-            self.fed = max(self.fed, cut)
-        self.unfed = []
-        if not self.pending:
-            return None
-        delta, self.pending, self.last = self._delta(self.pending), "", now
-        return delta
+    def batch(self, now: float) -> Iterator[ModelDelta]:
+        """The pieces received since the last delta, masked (masking runs once per delta, not once per chunk)."""
+        self.pending += self.mask.feed("".join(self.unfed))
+        self.fed += sum(map(len, self.unfed))
+        self.unfed, self.last = [], now
+        yield from self._send(now)
+
+    def up_to(self, cut: int, now: float) -> Iterator[ModelDelta]:
+        """The text up to ``cut``, masked and sent whole: the rest of the reply is dropped."""
+        self.pending += self.mask.flush(self.text[self.fed : cut] if cut > self.fed else "")
+        self.fed, self.unfed = max(self.fed, cut), []
+        yield from self._send(now)
+
+    def _send(self, now: float) -> Iterator[ModelDelta]:
+        if self.pending:
+            delta, self.pending, self.last = self._delta(self.pending), "", now
+            yield delta
 
     def think(self, piece: str) -> Iterator[ModelDelta]:
         """A reasoning piece, masked the same way (sent at once)."""
