@@ -237,10 +237,7 @@ def _may_hold_secret(text: str) -> bool:
     if _LONG_RUN.search(text):
         return True
     folded = text.casefold()
-    for name in _NAMES:  # a loop, not any() over a generator: this runs on every reply and tool output
-        if name in folded:
-            return True
-    return False
+    return any(map(folded.__contains__, _NAMES))  # no generator frame: this runs on every reply and tool output
 
 
 _CONFIGURED: set[str] = set()
