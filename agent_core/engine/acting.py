@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from agent_core.engine.approval_policy import asks_first
@@ -33,9 +33,13 @@ class Acting:
             parts.tools, timeout=settings.tool_timeout, max_output_chars=settings.max_observation_chars
         )
 
-    def act(self, step: int, calls: Sequence[CallRequest]) -> Generator[Event, None, list[ToolFinished]]:
-        """Approve, start, run and check ``calls``; returns their ToolFinished events, in call order."""
-        denied = yield from self._approve(step, calls)
+    def act(self, step: int, calls: Sequence[CallRequest]) -> Iterator[Event]:
+        """Approve, start, run and check ``calls``: every event, their ToolFinished in call order."""
+        denied: set[str] = set()
+        for decided in self._approve(step, calls):
+            if isinstance(decided, ApprovalDecided) and not decided.approved:
+                denied.add(decided.call_id)
+            yield decided
         for call in calls:
             yield ToolStarted(
                 run_id=self.run_id, step=step, call_id=call.call_id, tool=call.name, arguments=tame(call.arguments)
@@ -58,7 +62,6 @@ class Acting:
         for event in finished:
             if event.outside:
                 self.taint.add(step, event.outside)
-        return finished
 
     def _started(self, calls: Sequence[CallRequest]) -> Iterator[CallResult]:
         """The calls' results; every call is started at once, while ``OUTSIDE_READ`` says what the run has read."""
@@ -78,8 +81,8 @@ class Acting:
             return {}
         return recorded.reused(self.run_id, step, calls, self.parts.tools, self.parts.settings.tool_approval)
 
-    def _approve(self, step: int, calls: Sequence[CallRequest]) -> Iterator[Event]:
-        denied: set[str] = set()
+    def _approve(self, step: int, calls: Sequence[CallRequest]) -> Iterator[ApprovalRequested | ApprovalDecided]:
+        """Ask for (and wait on) the approvals the calls need; a denied call is one decided ``approved=False``."""
         for call in calls:
             tool = self.parts.tools.get(call.name)
             if tool is None or call.problem:
@@ -98,9 +101,6 @@ class Acting:
             if approved is None:
                 raise RunStopped("cancelled", f"cancelled while waiting for approval of {call.name}")
             yield ApprovalDecided(**common, approved=approved)
-            if not approved:
-                denied.add(call.call_id)
-        return denied
 
     def _reason(self, tool: Tool, call: CallRequest) -> str | None:
         """Why outside content makes this call ask (None when it does not, or the user trusts the tool outright)."""

@@ -41,30 +41,32 @@ class RecordedCall:
 
 
 class CallIndex:
-    """Calls by (tool, canonical arguments), earliest first; built from events and extended as a run goes."""
+    """Calls by (tool, canonical arguments), earliest first; built from events and extended as a run goes.
+
+    Each call's canonical key is worked out once, when it starts; what is kept per call is its record only.
+    """
 
     def __init__(self, events: Iterable[Event] = ()) -> None:
         self._by_key: dict[tuple[str, str], list[RecordedCall]] = {}
-        self._started: dict[tuple[int, str], ToolStarted] = {}
+        self._open: dict[tuple[int, str], tuple[tuple[str, str], int]] = {}
+        """Started calls not finished yet: their key and their place in its list."""
         for event in events:
             self.add(event)
 
     def add(self, event: Event) -> None:
         """Take in one event; only tool_started and tool_finished matter."""
         if isinstance(event, ToolStarted):
-            self._started[(event.step, event.call_id)] = event
             key = call_key(event.tool, event.arguments)
-            self._by_key.setdefault(key, []).append(
-                RecordedCall(event.step, event.call_id, event.tool, dict(event.arguments), None)
-            )
+            calls = self._by_key.setdefault(key, [])
+            self._open[(event.step, event.call_id)] = (key, len(calls))
+            calls.append(RecordedCall(event.step, event.call_id, event.tool, dict(event.arguments), None))
         elif isinstance(event, ToolFinished):
-            started = self._started.get((event.step, event.call_id))
-            if started is None:
+            opened = self._open.pop((event.step, event.call_id), None)
+            if opened is None:
                 return
-            calls = self._by_key[call_key(started.tool, started.arguments)]
-            for i, call in enumerate(calls):
-                if call.step == event.step and call.call_id == event.call_id:
-                    calls[i] = RecordedCall(call.step, call.call_id, call.tool, call.arguments, event)
+            key, at = opened
+            call = self._by_key[key][at]
+            self._by_key[key][at] = RecordedCall(call.step, call.call_id, call.tool, call.arguments, event)
 
     def find(self, tool: str, arguments: Any, *, finished_only: bool = True) -> RecordedCall | None:
         """The earliest recorded call with this tool and these arguments (one that finished, by default)."""

@@ -82,7 +82,13 @@ class RunLoop:
                 self.steps = step
                 self.offered = self._offer()
                 yield StepStarted(run_id=self.run_id, step=step, offered_tools=tuple(t.name for t in self.offered))
-                decision, finished = yield from self.thinking.think(step, self.offered)
+                asked = self.thinking.ask(step, self.offered)
+                yield from asked.reader.deltas()
+                outcome = self.thinking.conclude(asked)
+                yield from outcome.events
+                if asked.reader.failure is not None:
+                    raise asked.reader.failure
+                decision, finished = outcome.decision, outcome.finished
                 self.usage += finished.usage
                 self.last_thought = decision.thought
                 if decision.final_answer is not None:
@@ -105,17 +111,29 @@ class RunLoop:
     def _act(self, step: int, finished: ModelFinished, calls: tuple[CallRequest, ...]) -> Iterator[Event]:
         """Run the step's calls (a repeat is answered from the record), then keep the step in the scratchpad."""
         run, repeats = self.guard.split(calls)
-        answered = yield from self.guard.answer(step, repeats)
-        ran = (yield from self.guard.watch(self.acting.act(step, run))) if run else []
-        self.tool_calls += len(ran)
-        by_id = {r.call_id: r for r in (*ran, *answered)}
-        results = [by_id[c.call_id] for c in calls if c.call_id in by_id]
-        record = record_for(self.protocol, finished, results, self.tools)
-        offered = [t.name for t in self.offered]
-        narrowed = yield from self.guard.after_step(step, repeats, offered, self.protocol.describe_narrowing)
-        self.thinking.narrowed = narrowed
+        answered = self.guard.answer(step, repeats)
+        yield from answered
+        self.guard.stop_if_asked(repeats)
+        results: list[ToolFinished] = [e for e in answered if isinstance(e, ToolFinished)]
+        for event in self.acting.act(step, run) if run else ():
+            self.guard.learn(event)
+            if isinstance(event, ToolFinished):
+                results.append(event)
+                self.tool_calls += 1
+            yield event
+        by_id = {r.call_id: r for r in results}
+        record = record_for(
+            self.protocol, finished, [by_id[c.call_id] for c in calls if c.call_id in by_id], self.tools
+        )
+        narrowed = self.guard.after_step(
+            step, repeats, [t.name for t in self.offered], self.protocol.describe_narrowing
+        )
+        self.thinking.narrowed = narrowed[0] if narrowed is not None else None
         if narrowed is not None:
-            record.messages.append(self.protocol.answer_request(answer_request(repeats, self.guard.repeats), narrowed))
+            yield narrowed[1]
+            record.messages.append(
+                self.protocol.answer_request(answer_request(repeats, self.guard.repeats), narrowed[0])
+            )
         self.pad.add(record)
 
     def _check_limits(self) -> None:

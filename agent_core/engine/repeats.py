@@ -11,7 +11,7 @@ change.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -53,15 +53,9 @@ class RepeatGuard:
         """The repeated calls, as ``tool(canonical arguments)``."""
         self.repeated_tools = tuple(dict.fromkeys(e.tool for e in earlier if isinstance(e, CallRepeated)))
 
-    def watch(self, events: Generator[Event, None, list[ToolFinished]]) -> Generator[Event, None, list[ToolFinished]]:
-        """Pass ``events`` on, learning every call made; returns what the generator returns."""
-        while True:
-            try:
-                event = next(events)
-            except StopIteration as done:
-                return done.value
-            self.index.add(event)
-            yield event
+    def learn(self, event: Event) -> None:
+        """Take in an event of the run (the calls it makes and what they return)."""
+        self.index.add(event)
 
     def split(self, calls: Sequence[CallRequest]) -> tuple[list[CallRequest], list[Repeat]]:
         """The calls to run and the repeats to answer from the record (all run under ``allow``)."""
@@ -86,36 +80,46 @@ class RepeatGuard:
             return None
         return self.index.find(call.name, call.arguments)
 
-    def answer(self, step: int, repeats: Sequence[Repeat]) -> Iterator[Event]:
-        """Report each repeat; under ``redirect`` restate its earlier result; returns the ToolFinished made here."""
-        made: list[ToolFinished] = []
+    def answer(self, step: int, repeats: Sequence[Repeat]) -> list[CallRepeated | ToolFinished]:
+        """The events that report each repeat and, under ``redirect``, restate its earlier result (a ToolFinished).
+
+        Under ``stop`` only the first repeat is reported: ``stop_if_asked`` then ends the run.
+        """
+        made: list[CallRepeated | ToolFinished] = []
         for repeat in repeats:
-            ran = self.policy == "allow"
-            yield CallRepeated(
-                run_id=self.run_id,
-                step=step,
-                call_id=repeat.call.call_id,
-                tool=repeat.call.name,
-                arguments=dict(repeat.call.arguments),
-                first_step=repeat.earlier.step,
-                repeats=repeat.number,
-                ran=ran,
+            call, ran = repeat.call, self.policy == "allow"
+            made.append(
+                CallRepeated(
+                    run_id=self.run_id,
+                    step=step,
+                    call_id=call.call_id,
+                    tool=call.name,
+                    arguments=dict(call.arguments),
+                    first_step=repeat.earlier.step,
+                    repeats=repeat.number,
+                    ran=ran,
+                )
             )
             if self.policy == "stop":
-                raise RunStopped("repeated", f"the model repeated a call it made at step {repeat.earlier.step}")
+                break
             if not ran:
-                call = repeat.call
-                finished = ToolFinished(
-                    run_id=self.run_id, step=step, call_id=call.call_id, tool=call.name, output=note(repeat)
+                made.append(
+                    ToolFinished(
+                        run_id=self.run_id, step=step, call_id=call.call_id, tool=call.name, output=note(repeat)
+                    )
                 )
-                made.append(finished)
-                yield finished
         return made
+
+    def stop_if_asked(self, repeats: Sequence[Repeat]) -> None:
+        """Under ``stop``, end the run at its first repeat (RunStopped), once the repeat was reported."""
+        if repeats and self.policy == "stop":
+            raise RunStopped("repeated", f"the model repeated a call it made at step {repeats[0].earlier.step}")
 
     def after_step(
         self, step: int, repeats: Sequence[Repeat], offered: Sequence[str], describe: Callable[[Narrowing], str]
-    ) -> Generator[Event, None, Narrowing | None]:
-        """End the run after too many repeats, or say how the next request is narrowed (returned; None if not)."""
+    ) -> tuple[Narrowing, AnswerRequested] | None:
+        """End the run after too many repeats (RunStopped), or the narrowing of the next request and the event
+        that reports it (None when the next request is not narrowed)."""
         if not repeats or self.policy != "redirect":
             return None
         if self.repeats >= STOP_AFTER:
@@ -123,8 +127,9 @@ class RepeatGuard:
         if self.repeats < NARROW_AFTER:
             return None
         narrowing = self.narrowing(repeats[-1], offered)
-        yield AnswerRequested(run_id=self.run_id, step=step, repeats=self.repeats, narrowing=describe(narrowing))
-        return narrowing
+        return narrowing, AnswerRequested(
+            run_id=self.run_id, step=step, repeats=self.repeats, narrowing=describe(narrowing)
+        )
 
     def narrowing(self, last: Repeat, offered: Sequence[str]) -> Narrowing:
         """The narrowing after ``last``: around every tool repeated so far, failed when its earlier call failed."""

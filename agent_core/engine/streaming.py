@@ -1,4 +1,9 @@
-"""Reading one model reply: deltas batched for viewers, cancel honoured, a model-written Observation cut."""
+"""Reading one model reply: deltas batched for viewers, cancel honoured, a model-written Observation cut.
+
+A reply arrives as many small chunks, so the work per chunk is kept to a few comparisons: the chunk is
+appended, the cancel flag, the run's deadline and the delta interval are checked against one clock reading,
+and the protocol is asked where to cut only when a chunk may end a label. Masking runs once per delta.
+"""
 
 from __future__ import annotations
 
@@ -15,64 +20,102 @@ from agent_core.guards.stream_mask import StreamMask
 from agent_core.models.chat_model import ChatModel, Completion, ModelRequest
 from agent_core.models.model_errors import ModelError
 
+_clock = time.monotonic  # the clock of Deadline, so one reading serves the deadline, the interval and the timing
 
-class Timing:
-    """Time spent inside the model's stream only (not in whoever consumes the events)."""
 
-    def __init__(self) -> None:
-        self.total_ms = 0.0
-        self.first_ms: float | None = None
+class ReplyReader:
+    """One model reply being read. ``deltas()`` yields its ModelDeltas; then ``completion`` holds the reply.
 
-    def next(self, stream: Iterator[Any]) -> Any:
-        """The stream's next item (None at its end), timed."""
-        begin = time.perf_counter()
+    When the reading fails (the model's error, a cancel, the time limit) ``failure`` holds why and ``text``
+    what the model had written by then; the caller reports the step, then raises ``failure``.
+    """
+
+    def __init__(
+        self,
+        model: ChatModel,
+        request: ModelRequest,
+        protocol: AgentProtocol,
+        *,
+        run_id: str,
+        step: int,
+        cancel: CancelToken,
+        interval: float,
+        deadline: Deadline | None = None,
+        check: OutputCheck | None = None,
+    ) -> None:
+        self.model, self.request, self.protocol, self.cancel, self.deadline = model, request, protocol, cancel, deadline
+        self.shown = _Shown(run_id, step, interval, check)
+        self.completion: Completion | None = None
+        """The finished reply (None until the stream ended well)."""
+        self.failure: ModelError | RunStopped | None = None
+        """Why the reading stopped early (None when it did not)."""
+        self.latency_ms = 0.0
+        """Time spent inside the model's stream (not in whoever consumes the deltas)."""
+        self.ttft_ms: float | None = None
+        """Time to the first text, on the same clock."""
+        self._away = 0.0
+
+    @property
+    def text(self) -> str:
+        """The reply's text received so far (all of it once the stream ended)."""
+        return self.shown.text
+
+    def deltas(self) -> Iterator[ModelDelta]:
+        """Yield the reply's deltas (at most one per interval); set ``completion``, or ``failure``, at the end."""
+        began = _clock()
         try:
-            item = next(stream, None)
+            with _closing(self.model.stream(self.request)) as stream:
+                yield from self._read(stream, began)
+        except (RunStopped, ModelError) as exc:
+            self.failure = exc
+            yield from self._away_for(self.shown.rest())  # what came before the failure stays
         finally:
-            self.total_ms += (time.perf_counter() - begin) * 1000
-        if self.first_ms is None and item is not None and not isinstance(item, Completion) and item.text:
-            self.first_ms = self.total_ms
-        return item
+            self.latency_ms = (_clock() - began - self._away) * 1000
 
-
-def stream_reply(
-    model: ChatModel,
-    request: ModelRequest,
-    protocol: AgentProtocol,
-    *,
-    run_id: str,
-    step: int,
-    cancel: CancelToken,
-    timing: Timing,
-    interval: float,
-    deadline: Deadline | None = None,
-    check: OutputCheck | None = None,
-) -> Iterator[ModelDelta]:
-    """Yield the reply's deltas (at most one per ``interval`` s) and return its Completion, within ``deadline``."""
-    shown = _Shown(run_id, step, interval, check)
-    with _closing(model.stream(request)) as stream:
+    def _read(self, stream: Iterator[Any], began: float) -> Iterator[ModelDelta]:
+        shown, cancel, at = self.shown, self.cancel, self._deadline_at()
         try:
-            while True:
-                item = _next_in_time(timing, stream, deadline)
-                if item is None:
-                    raise ModelError("server", f"model {model.name!r} ended without a completion")
+            for item in stream:
+                now = _clock()
                 if isinstance(item, Completion):
-                    yield from shown.rest()
-                    return item
+                    yield from self._away_for(shown.rest())
+                    self.completion = item
+                    return
+                if at is not None and now >= at:
+                    raise _out_of_time(self.deadline)
                 if cancel.cancelled:
                     raise RunStopped("cancelled", "cancelled by the user while the model was writing")
                 if item.channel == "reasoning":
-                    yield from shown.think(item.text)
+                    yield from self._away_for(shown.think(item.text))
                     continue
-                shown.take(item.text)
-                cut = _cut(protocol, shown, item.text)
-                yield from shown.add(item.text, cut)
-                if cut is not None:  # the model is writing its own Observation: stop reading
-                    return Completion(text=shown.text, finish_reason="stop_at_observation")
-        except (RunStopped, ModelError) as exc:
-            yield from shown.rest()  # what the model wrote before the limit, the cancel or the failure stays
-            exc.partial_text = shown.text
+                piece = item.text
+                if self.ttft_ms is None and piece:
+                    self.ttft_ms = (now - began - self._away) * 1000
+                shown.parts.append(piece)  # the common path is these few lines: no call per chunk
+                if (":" in piece or "：" in piece) and (cut := shown.cut(self.protocol, len(piece))) is not None:
+                    yield from self._away_for(shown.up_to(cut, now))  # the model writes its own Observation
+                    self.completion = Completion(text=shown.text, finish_reason="stop_at_observation")
+                    return
+                shown.unfed.append(piece)
+                if now - shown.last >= shown.interval:
+                    yield from self._away_for(shown.batch(now))
+        except ModelError as exc:
+            if at is not None and _clock() >= at and exc.kind != "cancelled":
+                raise _out_of_time(self.deadline) from None
             raise
+        raise ModelError("server", f"model {self.model.name!r} ended without a completion")
+
+    def _away_for(self, deltas: Iterable[ModelDelta]) -> Iterator[ModelDelta]:
+        """Yield ``deltas``, not counting the time the consumer keeps us as the model's."""
+        for delta in deltas:
+            left = _clock()
+            yield delta
+            self._away += _clock() - left
+
+    def _deadline_at(self) -> float | None:
+        """When the run's time is up, on ``_clock`` (nothing extends it while a reply streams)."""
+        left = None if self.deadline is None else self.deadline.remaining()
+        return None if left is None else _clock() + left
 
 
 @contextlib.contextmanager
@@ -96,7 +139,7 @@ class _Shown:
     def __init__(self, run_id: str, step: int, interval: float, check: OutputCheck | None) -> None:
         self.run_id, self.step, self.interval = run_id, step, interval
         self.parts: list[str] = []
-        self.tail, self.fed, self.pending, self.last = "", 0, "", 0.0
+        self.fed, self.pending, self.last = 0, "", 0.0
         self.unfed: list[str] = []
         """Pieces received since the last delta, not yet given to the mask."""
         self.mask, self.reasoning = StreamMask(check), StreamMask(check)
@@ -108,30 +151,31 @@ class _Shown:
             self.parts = ["".join(self.parts)]
         return self.parts[0] if self.parts else ""
 
-    def take(self, piece: str) -> None:
-        """Receive ``piece`` (before asking where to cut)."""
-        self.parts.append(piece)
-        self.tail = (self.tail + piece)[-_TAIL:]
+    def cut(self, protocol: AgentProtocol, size: int) -> int | None:
+        """Where to cut the text after a piece of ``size`` with a colon (None: nowhere); the protocol is asked
+        only when a label may have just ended."""
+        tail = self._tail(size + 16).lower()
+        if "observation" not in tail and "观察" not in tail:
+            return None
+        return protocol.cut_index(self.text)
 
-    def add(self, piece: str, cut: int | None) -> Iterator[ModelDelta]:
-        """Mask ``piece`` (or the text up to ``cut``); yield a delta when the interval has passed, or at a cut."""
-        now = time.perf_counter()
-        if cut is None:
-            self.unfed.append(piece)
-            if now - self.last < self.interval:
-                return  # masking runs once per delta, not once per chunk
-            self.pending += self.mask.feed("".join(self.unfed))
-            self.fed += sum(map(len, self.unfed))
-            self.last = now
-        else:
-            if cut > self.fed:
-                self.pending += self.mask.feed(self.text[self.fed : cut])
-                self.fed = cut
-            self.pending += self.mask.flush()
-        self.unfed = []
+    def batch(self, now: float) -> Iterator[ModelDelta]:
+        """The pieces received since the last delta, masked (masking runs once per delta, not once per chunk)."""
+        self.pending += self.mask.feed("".join(self.unfed))
+        self.fed += sum(map(len, self.unfed))
+        self.unfed, self.last = [], now
+        yield from self._send(now)
+
+    def up_to(self, cut: int, now: float) -> Iterator[ModelDelta]:
+        """The text up to ``cut``, masked and sent whole: the rest of the reply is dropped."""
+        self.pending += self.mask.flush(self.text[self.fed : cut] if cut > self.fed else "")
+        self.fed, self.unfed = max(self.fed, cut), []
+        yield from self._send(now)
+
+    def _send(self, now: float) -> Iterator[ModelDelta]:
         if self.pending:
-            yield self._delta(self.pending)
-            self.pending, self.last = "", now
+            delta, self.pending, self.last = self._delta(self.pending), "", now
+            yield delta
 
     def think(self, piece: str) -> Iterator[ModelDelta]:
         """A reasoning piece, masked the same way (sent at once)."""
@@ -143,44 +187,26 @@ class _Shown:
         if tail := self.reasoning.flush():
             yield self._delta(tail, "reasoning")
         text = self.text
-        self.pending += self.mask.feed(text[self.fed :]) + self.mask.flush()
-        self.fed = len(text)
+        self.pending += self.mask.flush(text[self.fed :])  # one masking pass for the rest
+        self.fed, self.unfed = len(text), []
         if self.pending:
             yield self._delta(self.pending)
             self.pending = ""
+
+    def _tail(self, size: int) -> str:
+        """The last ``size`` characters or more (whole pieces), without joining the whole text."""
+        pieces, length = [], 0
+        for piece in reversed(self.parts):
+            pieces.append(piece)
+            length += len(piece)
+            if length >= size:
+                break
+        return "".join(reversed(pieces))[-size:]
 
     def _delta(self, text: str, channel: Literal["text", "reasoning"] = "text") -> ModelDelta:
         return ModelDelta(run_id=self.run_id, step=self.step, text=text, channel=channel)
 
 
-_TAIL = 256
-"""Characters of the end of the reply kept at hand, for the cheap check before looking for an Observation."""
-
-
-def _next_in_time(timing: Timing, stream: Iterator[Any], deadline: Deadline | None) -> Any:
-    """The stream's next item; RunStopped("timeout") once the run's time is up, whatever the model does."""
-    try:
-        item = timing.next(stream)
-    except ModelError as exc:
-        if deadline is not None and deadline.expired and exc.kind != "cancelled":
-            raise _out_of_time(deadline) from None
-        raise
-    if deadline is not None and deadline.expired and not isinstance(item, Completion):
-        raise _out_of_time(deadline)
-    return item
-
-
-def _out_of_time(deadline: Deadline) -> RunStopped:
-    limit = f"{deadline.seconds:g} s" if deadline.seconds is not None else "the time limit"
+def _out_of_time(deadline: Deadline | None) -> RunStopped:
+    limit = f"{deadline.seconds:g} s" if deadline is not None and deadline.seconds is not None else "the time limit"
     return RunStopped("timeout", f"time limit of {limit} reached")  # the same sentence as between steps
-
-
-def _cut(protocol: AgentProtocol, shown: _Shown, piece: str) -> int | None:
-    """Where to cut streamed text; the protocol is asked only when a label may have just ended."""
-    if ":" not in piece and "：" not in piece:
-        return None
-    size = len(piece) + 16
-    tail = (shown.tail if size <= _TAIL else shown.text)[-size:].lower()
-    if "observation" not in tail and "观察" not in tail:
-        return None
-    return protocol.cut_index(shown.text)

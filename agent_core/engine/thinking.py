@@ -3,23 +3,47 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from dataclasses import dataclass
 
 from agent_core.engine.attachments import user_content
 from agent_core.engine.context_window import Scratchpad
 from agent_core.engine.protocols.protocol import Decision, Narrowing
 from agent_core.engine.run_context import RunContext
-from agent_core.engine.streaming import Timing, stream_reply
+from agent_core.engine.streaming import ReplyReader
 from agent_core.events import Event, ModelFinished, OutputFlagged, Usage
-from agent_core.guards.limits import CancelToken, Deadline, RunStopped
+from agent_core.guards.limits import CancelToken, Deadline
 from agent_core.models.chat_model import Completion, Message, ModelRequest
-from agent_core.models.model_errors import ModelError
 from agent_core.models.tokens import estimate_messages, estimate_tokens
 from agent_core.tools.tool import Tool
 
 
+@dataclass(frozen=True)
+class Asked:
+    """A request sent: its step, messages and prefix tokens, and the reader of its reply."""
+
+    step: int
+    messages: list[Message]
+    prefix_tokens: int
+    reader: ReplyReader
+
+
+@dataclass(frozen=True)
+class Concluded:
+    """What one reply decided, and the events that report it."""
+
+    decision: Decision
+    finished: ModelFinished
+    flagged: OutputFlagged | None
+    """Set when the output check masked something in the reply (reported before ``finished``)."""
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """OutputFlagged (when set), then ModelFinished."""
+        return (self.flagged, self.finished) if self.flagged is not None else (self.finished,)
+
+
 class Thinking:
-    """Asks the model for one run's steps, yielding every event on the way."""
+    """Asks the model for one run's steps: ``ask()`` sends a request, ``conclude()`` reads what its reply decided."""
 
     def __init__(
         self, parts: RunContext, question: str, run_id: str, cancel: CancelToken, deadline: Deadline, pad: Scratchpad
@@ -35,46 +59,41 @@ class Thinking:
         self.sent_narrowed: Narrowing | None = None
         """The narrowing of the last request sent (None if it was not narrowed)."""
 
-    def think(self, step: int, offered: list[Tool]) -> Iterator[Event]:
-        """Ask the model with ``offered`` tools; yields its deltas and ModelFinished, returns (decision, finished)."""
+    def ask(self, step: int, offered: list[Tool]) -> Asked:
+        """Send the step's request with ``offered`` tools: the reply is read by iterating ``reader.deltas()``."""
         self.offered = offered
         prefix, prefix_tokens = self._prefix()
         messages = [*prefix, *self.pad.messages()]
         request = self._request(messages)
         self.sent_narrowed, self.narrowed = self.narrowed, None
-        timing = Timing()
-        completion: Completion | None = None
-        failure: Exception | None = None
-        try:
-            completion = yield from stream_reply(
-                self.parts.model,
-                request,
-                self.parts.protocol,
-                run_id=self.run_id,
-                step=step,
-                cancel=self.cancel,
-                timing=timing,
-                interval=self.parts.settings.delta_interval,
-                deadline=self.deadline,
-                check=self.parts.output_check,
-            )
-        except (ModelError, RunStopped) as exc:
-            failure = exc
-            if exc.partial_text:  # cut off mid-reply: kept (and counted, estimated), never acted on
-                completion = Completion(text=exc.partial_text)
+        reader = ReplyReader(
+            self.parts.model,
+            request,
+            self.parts.protocol,
+            run_id=self.run_id,
+            step=step,
+            cancel=self.cancel,
+            interval=self.parts.settings.delta_interval,
+            deadline=self.deadline,
+            check=self.parts.output_check,
+        )
+        return Asked(step, messages, prefix_tokens, reader)
+
+    def conclude(self, asked: Asked) -> Concluded:
+        """What the read reply decides and its ModelFinished (checked); a reply cut off is kept but not acted on."""
+        reader, failure = asked.reader, asked.reader.failure
+        completion = reader.completion
+        if failure is not None:  # cut off mid-reply: what was written is kept (and counted), never acted on
+            completion = Completion(text=reader.text) if reader.text else None
         decision = (
             self.parts.protocol.interpret(completion, self.parts.tools) if completion and not failure else Decision()
         )
-        usage = self._usage(completion, prefix_tokens)
-        finished = self._model_finished(step, messages, completion, decision, timing, failure, usage)
+        usage = self._usage(completion, asked.prefix_tokens)
+        finished = self._model_finished(asked, completion, decision, usage)
         finished, flagged = self._checked(finished)
         if flagged is not None:
-            yield flagged
             decision = dataclasses.replace(decision, final_answer=finished.final_answer, thought=finished.thought)
-        yield finished
-        if failure is not None:
-            raise failure
-        return decision, finished
+        return Concluded(decision, finished, flagged)
 
     def _request(self, messages: list[Message]) -> ModelRequest:
         """The model call: sampling settings, ``max_tokens``, the run's remaining time and its cancel token."""
@@ -102,21 +121,15 @@ class Thinking:
         )
 
     def _model_finished(
-        self,
-        step: int,
-        messages: list[Message],
-        completion: Completion | None,
-        decision: Decision,
-        timing: Timing,
-        failure: Exception | None,
-        usage: Usage,
+        self, asked: Asked, completion: Completion | None, decision: Decision, usage: Usage
     ) -> ModelFinished:
+        reader, failure, messages = asked.reader, asked.reader.failure, asked.messages
         completion = completion or Completion()
         kept = _shared_prefix(self._last_request, messages)
         self._last_request = messages
         return ModelFinished(
             run_id=self.run_id,
-            step=step,
+            step=asked.step,
             model=self.parts.model.name,
             text=completion.text,
             reasoning=completion.reasoning,
@@ -126,8 +139,8 @@ class Thinking:
             format_error=decision.format_error,
             error=str(failure) if failure else None,
             usage=usage,
-            latency_ms=timing.total_ms,
-            ttft_ms=timing.first_ms,
+            latency_ms=reader.latency_ms,
+            ttft_ms=reader.ttft_ms,
             finish_reason=completion.finish_reason,
             retried_after=completion.retried_after,
             messages=tuple(messages[kept:]),

@@ -83,9 +83,6 @@ class Deadline:
 class RunStopped(Exception):
     """Raised inside the loop to end a run with a given status."""
 
-    partial_text: str = ""
-    """Raised while a reply streamed: what the model had written by then."""
-
     def __init__(self, status: RunStatus, message: str) -> None:
         super().__init__(message)
         self.status: RunStatus = status

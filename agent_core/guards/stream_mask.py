@@ -50,8 +50,9 @@ class StreamMask:
         safe = min(self.start + len(self.buffer) - HOLD, self._last_run())
         return self._emit(safe) if safe - self.sent >= (FIRST_BATCH if self.pieces == 1 else 1) else ""
 
-    def flush(self) -> str:
-        """The rest, masked: the stream ended."""
+    def flush(self, piece: str = "") -> str:
+        """The rest (with a last ``piece``), masked: the stream ended."""
+        self.buffer += piece
         if self.check is not None and not isinstance(self.check, SecretMasker):
             return self.check(self.buffer, source="model_output").text if self.sent == 0 else ""
         return self._emit(self.start + len(self.buffer))

@@ -22,9 +22,6 @@ ErrorKind = Literal[
 class ModelError(Exception):
     """A model call failed; ``str(error)`` is a complete, human-readable explanation."""
 
-    partial_text: str = ""
-    """Failed while a reply streamed: what the model had written by then."""
-
     def __init__(self, kind: ErrorKind, message: str) -> None:
         super().__init__(message)
         self.kind = kind

@@ -165,8 +165,10 @@ def _branch(
     step = plan.next_step - 1
     if plan.calls:
         acting = Acting(agent.context(), started.run_id, cancel, Deadline(agent.settings.time_limit))
-        done = yield from acting.act(step, plan.calls)
-        head += done
+        for event in acting.act(step, plan.calls):
+            if isinstance(event, ToolFinished):
+                head.append(event)  # the edited step's results, for the resumed run's scratchpad
+            yield event
     if plan.answer is not None:
         yield from _answered(started.run_id, head, step, plan.answer)
         return

@@ -80,7 +80,7 @@ def _sample(
     try:
         completion, error = complete(model, request), None
     except ModelError as exc:
-        completion, error = Completion(text=exc.partial_text or ""), str(exc)
+        completion, error = Completion(), str(exc)
     decision = get_protocol(protocol).interpret(completion, tools)
     usage = completion.usage or Usage(
         estimate_messages(request.messages), estimate_tokens(completion.text), estimated=True

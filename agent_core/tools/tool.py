@@ -73,6 +73,7 @@ class Tool:
         applies the timeout and the run's time limit to inline results.
         """
         self.parameters = _clean_schema(self.args_model.model_json_schema())
+        self._names, self._single = _param_names(self.args_model)
         self.repeatable = repeatable
         """True when the same call may give a new result (the clock, a web search): a repeat of it is run again."""
 
@@ -94,16 +95,12 @@ class Tool:
     @property
     def param_names(self) -> list[str]:
         """Parameter names in signature order."""
-        return list(self.args_model.model_fields)
+        return list(self._names)
 
     @property
     def single_param(self) -> str | None:
         """The parameter a bare (non-JSON) input maps onto: the only one, or the only required one."""
-        fields = self.args_model.model_fields
-        required = [n for n, f in fields.items() if f.is_required()]
-        if len(fields) == 1:
-            return next(iter(fields))
-        return required[0] if len(required) == 1 else None
+        return self._single
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Validated keyword arguments, or ToolArgumentsError naming every bad field."""
@@ -112,7 +109,7 @@ class Tool:
         except ValidationError as exc:
             problems = "; ".join(_describe(e) for e in exc.errors())
             raise ToolArgumentsError(f"invalid arguments for {self.name}: {problems}") from None
-        return {name: getattr(parsed, name) for name in self.args_model.model_fields}
+        return {name: getattr(parsed, name) for name in self._names}
 
     def invoke(self, arguments: dict[str, Any]) -> ToolOutput:
         """Validate, call (sync or async) and normalise the result to a ToolOutput."""
@@ -122,6 +119,14 @@ class Tool:
         """Call with already validated arguments and normalise the result to a ToolOutput."""
         result = asyncio.run(self.fn(**kwargs)) if self.is_async else self.fn(**kwargs)
         return to_output(result)
+
+
+def _param_names(args_model: type[BaseModel]) -> tuple[tuple[str, ...], str | None]:
+    """The parameters in order and the single one a bare input maps onto: read at every step, so worked out once."""
+    fields = args_model.model_fields
+    required = [n for n, f in fields.items() if f.is_required()]
+    names = tuple(fields)
+    return names, names[0] if len(names) == 1 else (required[0] if len(required) == 1 else None)
 
 
 def tool(

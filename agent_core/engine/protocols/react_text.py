@@ -63,7 +63,7 @@ class ReactTextProtocol(PromptedProtocol):
     def interpret(self, completion: Completion, tools: ToolSet) -> Decision:
         """Parse the text; the first action wins; the text is kept only up to any fake Observation."""
         parsed = parse_react(completion.text, {t.name: t for t in tools})
-        assistant = self.assistant_message(parsed.text, ())
+        assistant: Message = {"role": "assistant", "content": parsed.text}  # already cut before any Observation
         if parsed.action is not None:
             return one_call(parsed.thought, parsed.action, parsed.arguments, assistant, parsed.input_problem)
         return Decision(
