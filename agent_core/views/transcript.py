@@ -56,6 +56,16 @@ class Transcript:
         for event in events:
             self.add(event)
 
+    def without(self, run_id: str) -> Transcript:
+        """These turns but run ``run_id``'s, sharing the turn objects (a live run's own fold takes its place).
+
+        The same as folding the events of the other runs again: a run's turn is folded from its own events only.
+        """
+        other = Transcript()
+        other._by_run = {rid: turn for rid, turn in self._by_run.items() if rid != run_id}
+        other.turns = [turn for turn in self.turns if turn.run_id != run_id]
+        return other
+
     def turn(self, run_id: str) -> TurnView | None:
         """The turn of a run, if its RunStarted is known."""
         turn = self._by_run.get(run_id)
@@ -94,7 +104,7 @@ class Transcript:
         self.turns.append(turn)
 
     def _on_run_resumed(self, turn: TurnView, event: RunResumed) -> None:
-        turn.resumed_at.append(event.from_step)
+        turn.resumes.append(event)
         turn.clock.resume(event.ts, turn.last_ts)
 
     def _on_final_answer(self, turn: TurnView, event: FinalAnswer) -> None:

@@ -17,6 +17,7 @@ from agent_core.events import (
     OutputFlagged,
     RunFinished,
     RunForked,
+    RunResumed,
     RunStarted,
     ToolFinished,
     ToolStarted,
@@ -179,8 +180,8 @@ class TurnView:
     tool_count: int = 0
     """How many tools the run had; steps may have been offered fewer (tool retrieval)."""
     steps: list[StepView] = field(default_factory=list)
-    resumed_at: list[int] = field(default_factory=list)
-    """Step numbers at which this run was resumed after an interruption."""
+    resumes: list[RunResumed] = field(default_factory=list)
+    """Each resume of this run after an interruption, in order."""
     answer: str | None = None
     status: str | None = None
     """None while the run is in progress (or was interrupted)."""
@@ -211,6 +212,11 @@ class TurnView:
     """The latest call of each (step, call id) in the step's current attempt: where its approval and start meet."""
     last_request: Request | None = field(default=None, repr=False, compare=False)
     """The request of the run's latest model call (the next one's stores only what changed since)."""
+
+    @property
+    def resumed_at(self) -> list[int]:
+        """Step numbers at which this run was resumed after an interruption."""
+        return [resume.from_step for resume in self.resumes]
 
     @property
     def finished(self) -> bool:

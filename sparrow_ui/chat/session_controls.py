@@ -64,7 +64,10 @@ def _totals(view: SessionView, live_run_id: str | None) -> None:
     metrics, label = view.metrics, t("session.metrics")
     if live_run_id is not None:
         finished = [turn for turn in view.transcript.turns if turn.run_id != live_run_id]
-        metrics, label = (runs_metrics(finished, prices=prices()) if finished else None), t("session.metrics_done")
+        metrics, label = (
+            (runs_metrics(finished, prices=prices(), per_run=view.run_metrics) if finished else None),
+            t("session.metrics_done"),
+        )
     if metrics is not None:
         st.caption(f":material/speed: {label}: {literal(render.metrics_line(metrics))}")
         st.caption(f":material/build: {render.tool_summary(metrics.tools)}")
