@@ -16,8 +16,10 @@ from agent_core.views.metrics import RunMetrics, SessionMetrics, runs_metrics, t
 from agent_core.views.transcript import Transcript
 from sparrow_ui.translations.i18n import t
 
-_VIEW, _LIVE_FOLD = "_session_view", "_live_fold"
-"""Where a browser tab keeps its session view and its live turn's fold."""
+_VIEWS, _LIVE_FOLD = "_session_views", "_live_fold"
+"""Where a browser tab keeps its session views (by session id) and its live turn's fold."""
+KEPT_VIEWS = 4
+"""Session views a tab keeps (Compare shows two sessions; Chat and Traces one): the least recently used goes."""
 
 
 @st.cache_resource(show_spinner=False)
@@ -76,7 +78,8 @@ def session_view(store: SessionStore, session_id: str | None) -> SessionView:
         return SessionView(None)
     info = store.get_session(session_id)  # raises SessionNotFound
     key = (session_id, info.created_at, store.actor)
-    cached = st.session_state.get(_VIEW)
+    views: dict[str, tuple[object, SessionView]] = st.session_state.setdefault(_VIEWS, {})
+    cached = views.pop(session_id, None)
     view: SessionView = cached[1] if cached is not None and cached[0] == key else SessionView(info)
     if view.seq > info.last_seq:  # not this log (a session deleted and made again): fold it afresh
         view = SessionView(info)
@@ -87,7 +90,9 @@ def session_view(store: SessionStore, session_id: str | None) -> SessionView:
             info = store.get_session(session_id)
             view.fold(stored, prices())
     view.info = info
-    st.session_state[_VIEW] = (key, view)
+    views[session_id] = (key, view)
+    while len(views) > KEPT_VIEWS:
+        views.pop(next(iter(views)))
     return view
 
 

@@ -52,6 +52,11 @@ def test_the_session_view_folds_only_what_was_stored_since(store: SessionStore, 
     assert view.events == stored and shape(view.transcript) == shape(Transcript.from_events(stored))
     assert view.metrics == session_metrics(stored, prices=prices())
     assert view.run_metrics == {m.run_id: m for m in view.metrics.runs}
+    other = store.create_session()
+    store.append(other.id, calculator_run("o1"))
+    session_view(store, other.id)  # Compare shows two sessions: going back and forth folds neither again
+    before = len(folded)
+    assert session_view(store, session.id) is view and session_view(store, other.id) and len(folded) == before
 
 
 def _stream(events: list[Event], gate: list[int]) -> Iterator[Event]:
