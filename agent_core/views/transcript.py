@@ -122,7 +122,7 @@ class Transcript:
         for action in step.actions:  # a redone step starts afresh: its interrupted calls never finish
             turn.open_calls.pop((step.number, action.call_id), None)
             turn.latest_calls.pop((step.number, action.call_id), None)
-        step.streamed, step.text, step.actions = "", None, []
+        step.streamed, step.attempt, step.actions = "", len(step.requests), []
 
     def _on_model_delta(self, turn: TurnView, event: ModelDelta) -> None:
         step = turn.step(event.step)
@@ -197,16 +197,8 @@ _FOLDS: dict[type[Event], Callable[[Transcript, TurnView, Any], None]] = {
 
 
 def _finish_model(step: StepView, event: ModelFinished, request: Request) -> None:
-    step.requests.append(request)
-    step.text = event.text
+    step.requests.append(request)  # the step reads its reply off this call
     step.reasoning = event.reasoning or step.reasoning
-    step.thought = event.thought
-    step.final_answer = event.final_answer
-    step.format_error = event.format_error
-    step.model_error = event.error
-    step.usage = event.usage
-    step.latency_ms = event.latency_ms
-    step.ttft_ms = event.ttft_ms
 
 
 def _new_action(turn: TurnView, step: StepView, call_id: str, tool: str, arguments: dict[str, Any]) -> ActionView:

@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_core.engine.agent import Agent
-from agent_core.events import ApprovalDecided, ApprovalRequested, Event, ModelDelta
+from agent_core.events import ApprovalDecided, ApprovalRequested, Event, ModelDelta, RunResumed
 from agent_core.testing import ScriptedModel
 from agent_core.tools import builtin_tools
 from agent_core.views.transcript import Transcript
 from agent_core.views.turns import Request
 from tests.core.helpers import answer, react
-from tests.observability.builders import T0, calculator_run, resumed_run, session
+from tests.observability.builders import T0, calculator_run, model, resumed_run, session, started, step
 
 
 def shape(value: Any) -> Any:
@@ -97,3 +97,22 @@ def test_a_transcript_without_a_run_is_the_fold_of_the_other_runs(order: list[in
         [*(e for e in events if e.run_id != left_out), *(e for e in events if e.run_id == left_out)]
     )
     assert shape(with_it_again.turns) == shape(last.turns)
+
+
+def test_a_step_reads_its_reply_off_its_latest_model_call_and_a_redone_step_waits_for_its_own() -> None:
+    first = model("r", 2, 1.0, 250.0, (10, 5), thought="first try", text="Thought: first try")
+    again = model("r", 2, 102.0, 500.0, (20, 6), thought="second try", text="Thought: second try", final_answer="42")
+    events = [
+        started("r", "q"),
+        step("r", 1, 0.0),
+        step("r", 2, 0.5),
+        first,
+        RunResumed(run_id="r", ts=T0 + 101, from_step=2),
+    ]
+    events.append(step("r", 2, 101.0))
+    redoing = Transcript.from_events(events).turns[0].steps[1]
+    assert redoing.text is None and redoing.thinking and redoing.attempt == 1  # its own reply has not come yet
+    assert redoing.call is first and redoing.thought == "first try"  # the interrupted call is still the latest
+    done = Transcript.from_events([*events, again]).turns[0].steps[1]
+    assert done.call is again and done.text == "Thought: second try" and done.final_answer == "42"
+    assert (done.usage, done.latency_ms, done.model_calls) == (again.usage, 500.0, [first, again])
