@@ -13,7 +13,7 @@ from agent_core.runtime.live_runs import ActiveRun
 from agent_core.store import SessionInfo, SessionNotFound, SessionStore
 from agent_core.store.event_codec import gc_paused
 from agent_core.views.metrics import RunMetrics, SessionMetrics, runs_metrics, turn_metrics
-from agent_core.views.transcript import Transcript
+from agent_core.views.transcript import Transcript, TurnView
 from sparrow_ui.translations.i18n import t
 
 _VIEWS, _LIVE_FOLD = "_session_views", "_live_fold"
@@ -50,22 +50,40 @@ class SessionView:
     info: SessionInfo | None
     events: list[Event] = field(default_factory=list)
     transcript: Transcript = field(default_factory=Transcript)
-    metrics: SessionMetrics | None = None
     run_metrics: dict[str, RunMetrics] = field(default_factory=dict)
+    """Each run's metrics, computed again only when its events change."""
     seq: int = 0
     """The sequence number of the last event folded in (0: none yet)."""
+    prices: PriceTable = DEFAULT_TABLE
+    _sums: dict[tuple[int, ...], SessionMetrics] = field(default_factory=dict, repr=False)
+    """Session totals by the identities of the run metrics they summed (the whole session, or its finished turns)."""
 
     def fold(self, stored: list[tuple[int, Event]], prices: PriceTable) -> None:
         """Fold events stored after ``seq`` in: the turns they touch get new metrics, the others keep theirs."""
         new = [event for _, event in stored]
         self.events.extend(new)
         self.transcript.extend(new)
-        self.seq = stored[-1][0]
+        self.seq, self.prices = stored[-1][0], prices
         touched = {event.run_id for event in new}
         for turn in self.transcript.runs:
             if turn.run_id in touched or turn.run_id not in self.run_metrics:
                 self.run_metrics[turn.run_id] = turn_metrics(turn, prices=prices)
-        self.metrics = runs_metrics(self.transcript.runs, prices=prices, per_run=self.run_metrics)
+
+    @property
+    def metrics(self) -> SessionMetrics | None:
+        """The session's metrics (None before its first event)."""
+        return self.totals(self.transcript.runs)
+
+    def totals(self, turns: Sequence[TurnView]) -> SessionMetrics | None:
+        """The metrics of these runs of the session together, summed again only when one of them changed."""
+        if not turns:
+            return None
+        key = tuple(id(self.run_metrics.get(turn.run_id)) for turn in turns)  # a changed run has new metrics
+        if key not in self._sums:
+            if len(self._sums) > 1:
+                self._sums.clear()
+            self._sums[key] = runs_metrics(turns, prices=self.prices, per_run=self.run_metrics)
+        return self._sums[key]
 
 
 def session_view(store: SessionStore, session_id: str | None) -> SessionView:

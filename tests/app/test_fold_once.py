@@ -14,7 +14,7 @@ from agent_core.runtime.live_runs import LiveRun
 from agent_core.store import SessionStore
 from agent_core.store.recorder import record_events
 from agent_core.testing import FakeOpenAIServer
-from agent_core.views.metrics import session_metrics
+from agent_core.views.metrics import runs_metrics, session_metrics
 from agent_core.views.transcript import Transcript
 from sparrow_ui.shell.session_view import prices, session_view, with_live
 from sparrow_ui.shell.state import live_runs
@@ -52,6 +52,9 @@ def test_the_session_view_folds_only_what_was_stored_since(store: SessionStore, 
     assert view.events == stored and shape(view.transcript) == shape(Transcript.from_events(stored))
     assert view.metrics == session_metrics(stored, prices=prices())
     assert view.run_metrics == {m.run_id: m for m in view.metrics.runs}
+    finished = [turn for turn in view.transcript.turns if turn.run_id != "r2"]  # the sidebar's, while r2 is live
+    assert view.totals(finished) == runs_metrics(finished, prices=prices())
+    assert view.totals(finished) is view.totals(finished) and view.metrics is view.metrics  # summed once
     other = store.create_session()
     store.append(other.id, calculator_run("o1"))
     session_view(store, other.id)  # Compare shows two sessions: going back and forth folds neither again
