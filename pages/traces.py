@@ -43,7 +43,7 @@ try:
 except SessionNotFound:
     st.warning(t("session.not_found", id=session_id))
     st.stop()
-branches_view.branches_sidebar(store, session_id)
+branches_view.branches_sidebar(store, session_id, sessions)
 examples.banner(view.info)
 imported_mark(view.info)
 if view.info is not None and not read_only():
