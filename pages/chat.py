@@ -38,7 +38,8 @@ live = active_run(store, session_id) if store.actor.shared_upto is None else Non
 if live is None and session_id and start_queued(store, session_id, config):
     st.rerun()  # the question that waited for the last run starts now
 follow_run(live.run_id if live else None)  # drawn on every run too
-view, transcript, live_seen = live_view(store, view, live) if live else (view, view.transcript, 0)
+view, fold = live_view(store, view, live) if live else (view, None)
+transcript = fold.transcript if fold else view.transcript
 turns = transcript.turns
 shown = transcript.turn(live.run_id) if live else selected_turn(turns)
 viewing = read_only()
@@ -72,8 +73,8 @@ with right:
 if not viewing:
     question_box(store, view, config)
 
-if live is not None and not waiting(live, transcript.turn(live.run_id)):
-    follow(live, transcript, answer_slot, trace_slot, since=live_seen)
+if live is not None and fold is not None and not waiting(live, transcript.turn(live.run_id)):
+    follow(live, fold, answer_slot, trace_slot)
     remember_failure(live)
     live_runs().forget(live.key)
     st.rerun()

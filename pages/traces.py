@@ -6,7 +6,7 @@ import streamlit as st
 
 from agent_core.store import SessionNotFound
 from agent_core.views.time_split import time_split
-from agent_core.views.timeline import build_timeline
+from agent_core.views.timeline import turn_timeline
 from sparrow_ui.access.auth import read_only
 from sparrow_ui.chat import example_sessions as examples
 from sparrow_ui.chat.add_to_dataset import add_to_dataset_button
@@ -43,7 +43,7 @@ try:
 except SessionNotFound:
     st.warning(t("session.not_found", id=session_id))
     st.stop()
-branches_view.branches_sidebar(store, session_id)
+branches_view.branches_sidebar(store, session_id, sessions)
 examples.banner(view.info)
 imported_mark(view.info)
 if view.info is not None and not read_only():
@@ -69,8 +69,6 @@ if not read_only():  # Compare reruns turns and lists the user's sessions: not f
     with compare_column:
         compare.compare_button(session_id, turn.run_id)
         add_to_dataset_button(store, session_id, turn)
-run_events = [e for e in view.events if e.run_id == turn.run_id]
-
 run_tab, session_tab, replay_tab = overview.lazy_tabs(
     [t("traces.tab.run"), t("traces.tab.session"), t("traces.tab.replay")], key="traces_tab"
 )
@@ -82,12 +80,12 @@ if run_tab.open:
             st.caption(f":material/person: {t('traces.started_by', who=starter)}")
         if turn.status is None and turn.run_id != live_run_id:
             st.warning(t("chat.interrupted"), icon=":material/warning:")
-        timeline = build_timeline(run_events)
+        timeline = turn_timeline(turn)
         waterfall, tokens = st.columns([3, 2], gap="large")
         with waterfall:
             st.markdown(f"**{t('traces.chart.waterfall')}**")
             stopped = turn.steps[-1].number if turn.status == "cancelled" and turn.steps else None
-            resumes = charts.resume_offsets(run_events, timeline)
+            resumes = charts.resume_offsets(turn, timeline)
             end = metrics.duration_ms if turn.finished and not resumes else None
             charts.draw(charts.waterfall_chart(timeline, resumes, end_ms=end, stopped_step=stopped))
             if note := charts.waterfall_note(timeline):
@@ -104,7 +102,7 @@ if run_tab.open:
         if step is None:
             st.caption(t("traces.inspect.no_steps"))
         else:
-            inspector.inspect_step(step, turn, run_events, prices())
+            inspector.inspect_step(step, turn, prices())
             whatif.step_controls(store, config, session_id, turn, step)
 
 if session_tab.open:
@@ -124,6 +122,7 @@ if session_tab.open:
 if replay_tab.open:
     with replay_tab:
         whole = len(turns) > 1 and st.toggle(t("traces.replay.whole_session"), key="replay_whole")
-        events = replay.replay_events(view.events if whole else run_events)
+        shown = view.events if whole else [e for e in view.events if e.run_id == turn.run_id]
+        events = replay.replay_events(shown)
         first = 1 if whole else turns.index(turn) + 1
         replay.player(f"{session_id}:{'*' if whole else turn.run_id}", events, view.run_metrics, prices(), first)

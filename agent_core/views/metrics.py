@@ -8,7 +8,7 @@ gives ``cost=None`` (shown as "—"), and a sum that includes an unknown cost is
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from agent_core.events import Event, ModelFinished, Usage
@@ -153,9 +153,15 @@ def session_metrics(events: Iterable[Event], *, prices: PriceTable = DEFAULT_TAB
     return runs_metrics(Transcript.from_events(events).runs, prices=prices)
 
 
-def runs_metrics(turns: Sequence[TurnView], *, prices: PriceTable = DEFAULT_TABLE) -> SessionMetrics:
-    """Metrics of folded runs (a session's ``Transcript.runs``) and their totals."""
-    runs = tuple(turn_metrics(turn, prices=prices) for turn in turns)
+def runs_metrics(
+    turns: Sequence[TurnView], *, prices: PriceTable = DEFAULT_TABLE, per_run: Mapping[str, RunMetrics] | None = None
+) -> SessionMetrics:
+    """Metrics of folded runs (a session's ``Transcript.runs``) and their totals.
+
+    ``per_run``: the runs' own metrics already computed (by run id, with these prices), taken as they are.
+    """
+    known = per_run or {}
+    runs = tuple(known.get(turn.run_id) or turn_metrics(turn, prices=prices) for turn in turns)
     return SessionMetrics(
         runs=runs,
         duration_ms=sum(r.duration_ms for r in runs),

@@ -56,6 +56,16 @@ class Transcript:
         for event in events:
             self.add(event)
 
+    def without(self, run_id: str) -> Transcript:
+        """These turns but run ``run_id``'s, sharing the turn objects (a live run's own fold takes its place).
+
+        The same as folding the events of the other runs again: a run's turn is folded from its own events only.
+        """
+        other = Transcript()
+        other._by_run = {rid: turn for rid, turn in self._by_run.items() if rid != run_id}
+        other.turns = [turn for turn in self.turns if turn.run_id != run_id]
+        return other
+
     def turn(self, run_id: str) -> TurnView | None:
         """The turn of a run, if its RunStarted is known."""
         turn = self._by_run.get(run_id)
@@ -94,7 +104,7 @@ class Transcript:
         self.turns.append(turn)
 
     def _on_run_resumed(self, turn: TurnView, event: RunResumed) -> None:
-        turn.resumed_at.append(event.from_step)
+        turn.resumes.append(event)
         turn.clock.resume(event.ts, turn.last_ts)
 
     def _on_final_answer(self, turn: TurnView, event: FinalAnswer) -> None:
@@ -112,7 +122,7 @@ class Transcript:
         for action in step.actions:  # a redone step starts afresh: its interrupted calls never finish
             turn.open_calls.pop((step.number, action.call_id), None)
             turn.latest_calls.pop((step.number, action.call_id), None)
-        step.streamed, step.text, step.actions = "", None, []
+        step.streamed, step.attempt, step.actions = "", len(step.requests), []
 
     def _on_model_delta(self, turn: TurnView, event: ModelDelta) -> None:
         step = turn.step(event.step)
@@ -187,16 +197,8 @@ _FOLDS: dict[type[Event], Callable[[Transcript, TurnView, Any], None]] = {
 
 
 def _finish_model(step: StepView, event: ModelFinished, request: Request) -> None:
-    step.requests.append(request)
-    step.text = event.text
+    step.requests.append(request)  # the step reads its reply off this call
     step.reasoning = event.reasoning or step.reasoning
-    step.thought = event.thought
-    step.final_answer = event.final_answer
-    step.format_error = event.format_error
-    step.model_error = event.error
-    step.usage = event.usage
-    step.latency_ms = event.latency_ms
-    step.ttft_ms = event.ttft_ms
 
 
 def _new_action(turn: TurnView, step: StepView, call_id: str, tool: str, arguments: dict[str, Any]) -> ActionView:

@@ -17,6 +17,7 @@ from agent_core.events import (
     OutputFlagged,
     RunFinished,
     RunForked,
+    RunResumed,
     RunStarted,
     ToolFinished,
     ToolStarted,
@@ -82,22 +83,20 @@ class Request:
 
 @dataclass
 class StepView:
-    """One think → act → observe step."""
+    """One think → act → observe step: what it asked the model and the tools, and what came back.
+
+    The model's reply is not copied in: the step's text, thought, answer, errors, tokens and times are read off its
+    latest model call (``call``), the one record of them (the metrics and the exports read the same calls).
+    """
 
     number: int
     offered_tools: tuple[str, ...] = ()
     streamed: str = ""
     """Text streamed so far (live runs); replaced by ``text`` once the model call ends."""
     reasoning: str = ""
-    text: str | None = None
-    """The raw model output, once the model call finished."""
-    thought: str = ""
-    final_answer: str | None = None
-    format_error: str | None = None
-    model_error: str | None = None
-    usage: Usage | None = None
-    latency_ms: float | None = None
-    ttft_ms: float | None = None
+    """Reasoning streamed so far, or the latest model call's when it carries some."""
+    attempt: int = 0
+    """Where the step's current attempt starts in ``requests`` (a step redone after a resume starts afresh)."""
     actions: list[ActionView] = field(default_factory=list)
     """The tool calls of the step's latest attempt (a step redone after a resume starts afresh)."""
     flags: list[OutputFlagged] = field(default_factory=list)
@@ -110,6 +109,51 @@ class StepView:
     """Every tool call of the step, in start order, calls made before an interruption included."""
     samples: list[ModelSampled] = field(default_factory=list)
     """Re-samples of this step (the model asked again with the step's messages), oldest first."""
+
+    @property
+    def call(self) -> ModelFinished | None:
+        """The step's latest model call (of this attempt; while a redone step waits for its reply, the one before)."""
+        return self.requests[-1].event if self.requests else None
+
+    @property
+    def text(self) -> str | None:
+        """The raw model output, once the current attempt's model call finished."""
+        return self.requests[-1].event.text if len(self.requests) > self.attempt else None
+
+    @property
+    def thought(self) -> str:
+        """The reply's thought."""
+        return self.call.thought if self.call else ""
+
+    @property
+    def final_answer(self) -> str | None:
+        """The reply's final answer, if it gave one."""
+        return self.call.final_answer if self.call else None
+
+    @property
+    def format_error(self) -> str | None:
+        """Why the reply could not be understood."""
+        return self.call.format_error if self.call else None
+
+    @property
+    def model_error(self) -> str | None:
+        """Why the model call failed."""
+        return self.call.error if self.call else None
+
+    @property
+    def usage(self) -> Usage | None:
+        """Tokens of the latest model call."""
+        return self.call.usage if self.call else None
+
+    @property
+    def latency_ms(self) -> float | None:
+        """Wall-clock time of the latest model call."""
+        return self.call.latency_ms if self.call else None
+
+    @property
+    def ttft_ms(self) -> float | None:
+        """Time to the latest model call's first streamed token; None when not streamed."""
+        return self.call.ttft_ms if self.call else None
 
     @property
     def model_calls(self) -> list[ModelFinished]:
@@ -179,8 +223,8 @@ class TurnView:
     tool_count: int = 0
     """How many tools the run had; steps may have been offered fewer (tool retrieval)."""
     steps: list[StepView] = field(default_factory=list)
-    resumed_at: list[int] = field(default_factory=list)
-    """Step numbers at which this run was resumed after an interruption."""
+    resumes: list[RunResumed] = field(default_factory=list)
+    """Each resume of this run after an interruption, in order."""
     answer: str | None = None
     status: str | None = None
     """None while the run is in progress (or was interrupted)."""
@@ -211,6 +255,11 @@ class TurnView:
     """The latest call of each (step, call id) in the step's current attempt: where its approval and start meet."""
     last_request: Request | None = field(default=None, repr=False, compare=False)
     """The request of the run's latest model call (the next one's stores only what changed since)."""
+
+    @property
+    def resumed_at(self) -> list[int]:
+        """Step numbers at which this run was resumed after an interruption."""
+        return [resume.from_step for resume in self.resumes]
 
     @property
     def finished(self) -> bool:

@@ -13,12 +13,12 @@ from agent_core.engine.approvals import approval_key
 from agent_core.events import Event, ModelDelta, RunStarted
 from agent_core.runtime.live_runs import ActiveRun
 from agent_core.store import SessionStore
-from agent_core.views.metrics import run_metrics
-from agent_core.views.transcript import ActionView, Transcript, TurnView
+from agent_core.views.metrics import turn_metrics
+from agent_core.views.transcript import ActionView, TurnView
 from sparrow_ui.chat.conversation import trace_panel
 from sparrow_ui.chat.run_control import decide, watch
 from sparrow_ui.shell.layout import scroll_trace_to
-from sparrow_ui.shell.session_view import SessionView, prices, session_view, with_live
+from sparrow_ui.shell.session_view import LiveFold, SessionView, prices, session_view, with_live
 from sparrow_ui.steps import renderer as render
 
 TRACE_REDRAW_S = 0.5
@@ -43,8 +43,8 @@ def until_started(live: ActiveRun) -> bool:
         live.wait(len(live.events), 0.05)
 
 
-def live_view(store: SessionStore, view: SessionView, live: ActiveRun) -> tuple[SessionView, Transcript, int]:
-    """The session as stored, its turns with the live run's events, and how many of those were used.
+def live_view(store: SessionStore, view: SessionView, live: ActiveRun) -> tuple[SessionView, LiveFold]:
+    """The session as stored, and its turns with the live run's events folded in (``LiveFold``, to follow on).
 
     A run just started may not have recorded its question yet: wait for it (``until_started``). Its start may
     also come just after the wait gave up, between reading the session and taking the live events; as a run's
@@ -53,11 +53,11 @@ def live_view(store: SessionStore, view: SessionView, live: ActiveRun) -> tuple[
     """
     if view.transcript.turn(live.run_id) is None and until_started(live):
         view = session_view(store, view.info.id) if view.info else view
-    transcript, seen = with_live(view, live)
-    if view.info and view.transcript.turn(live.run_id) is None and transcript.turn(live.run_id) is not None:
+    fold = with_live(view, live)
+    if view.info and view.transcript.turn(live.run_id) is None and fold.transcript.turn(live.run_id) is not None:
         view = session_view(store, view.info.id)
-        transcript, seen = with_live(view, live)
-    return view, transcript, seen
+        fold = with_live(view, live)
+    return view, fold
 
 
 def waiting(live: ActiveRun, turn: TurnView | None) -> list[tuple[int, ActionView]]:
@@ -79,10 +79,10 @@ def approval_boxes(live: ActiveRun, turn: TurnView) -> None:
         render.approval_box(action.tool, action.arguments, key, on_decide, reason=action.approval_reason)
 
 
-def follow(
-    live: ActiveRun, transcript: Transcript, answer: DeltaGenerator | None, trace: DeltaGenerator, *, since: int
-) -> None:
-    """Fold the run's events from ``since`` on into ``transcript`` and redraw its answer and trace slots.
+def follow(live: ActiveRun, fold: LiveFold, answer: DeltaGenerator | None, trace: DeltaGenerator) -> None:
+    """Fold the run's events from ``fold.seen`` on into ``fold`` and redraw its answer and trace slots.
+
+    Each redraw folds only the events that came since the last one, and reads the figures off the live turn.
 
     Returns when the run ends or asks for an approval (the page then reruns to ask).
     """
@@ -96,7 +96,8 @@ def follow(
         the answer itself streams into the chat, the trace waits for the reply to end.
         """
         nonlocal last_trace
-        transcript.extend(new)
+        fold.add(new)
+        transcript = fold.transcript
         turn = transcript.turn(live.run_id)
         if turn is None:
             return
@@ -110,10 +111,10 @@ def follow(
         if only_text and (answering or now - last_trace < TRACE_REDRAW_S):
             return
         last_trace = now
-        metrics = run_metrics([*live.base, *live.events], live.run_id, prices=prices())
+        metrics = turn_metrics(turn, prices=prices())
         metrics = replace(metrics, duration_ms=turn.clock.worked_ms(time.time()))  # the time so far, ticking
         with trace.container():
             trace_panel(turn, transcript.turns.index(turn) + 1, metrics, prices(), live=True)
             scroll_trace_to(-1, f"{turn.run_id}-{len(turn.steps)}")
 
-    watch(live, redraw, since=since)
+    watch(live, redraw, since=fold.seen)

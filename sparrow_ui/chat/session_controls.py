@@ -6,10 +6,9 @@ import streamlit as st
 
 from agent_core.guards.untrusted import plain
 from agent_core.store import SessionFileError, SessionStore, export_filename, export_session, import_session
-from agent_core.views.metrics import runs_metrics
 from sparrow_ui.elements.literal import literal
 from sparrow_ui.elements.uploader_text import uploader_words
-from sparrow_ui.shell.session_view import SessionView, prices
+from sparrow_ui.shell.session_view import SessionView
 from sparrow_ui.shell.state import open_session
 from sparrow_ui.steps import renderer as render
 from sparrow_ui.translations.i18n import t
@@ -61,10 +60,11 @@ def session_controls(store: SessionStore, view: SessionView, *, live_run_id: str
 
 def _totals(view: SessionView, live_run_id: str | None) -> None:
     """The session's totals; while a run is live, those of its finished turns (the live one counts in the trace)."""
-    metrics, label = view.metrics, t("session.metrics")
-    if live_run_id is not None:
+    if live_run_id is None:
+        metrics, label = view.metrics, t("session.metrics")
+    else:
         finished = [turn for turn in view.transcript.turns if turn.run_id != live_run_id]
-        metrics, label = (runs_metrics(finished, prices=prices()) if finished else None), t("session.metrics_done")
+        metrics, label = view.totals(finished), t("session.metrics_done")
     if metrics is not None:
         st.caption(f":material/speed: {label}: {literal(render.metrics_line(metrics))}")
         st.caption(f":material/build: {render.tool_summary(metrics.tools)}")

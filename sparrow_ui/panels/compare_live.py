@@ -21,7 +21,8 @@ def follow_branch(store: SessionStore, session_id: str, place: Any) -> bool:
     live = active_run(store, session_id)
     if live is None:
         return False
-    transcript = Transcript.from_events([*live.base, *live.events])
+    seen = list(live.events)  # read once: an event arriving meanwhile is then followed, not lost
+    transcript = Transcript.from_events([*live.base, *seen])
     with place:
         st.caption(f":material/autorenew: {tw('diff.streaming')}")
         turn = transcript.turn(live.run_id)
@@ -37,5 +38,5 @@ def follow_branch(store: SessionStore, session_id: str, place: Any) -> bool:
                 render.steps(shown, prices(), live=True)
 
     redraw([])
-    watch(live, redraw, since=len(live.events))
+    watch(live, redraw, since=len(seen))
     return True

@@ -26,7 +26,7 @@ from agent_core.views.metrics import turn_metrics
 from agent_core.views.transcript import Transcript
 from agent_core.views.turn_compare import Comparison, compare_turns
 from agent_core.views.turns import TurnView
-from sparrow_ui.shell.session_view import prices
+from sparrow_ui.shell.session_view import prices, session_view
 from sparrow_ui.shell.state import ModelConfig, available_tools
 from sparrow_ui.steps import renderer as render
 from sparrow_ui.translations.i18n import t
@@ -64,7 +64,7 @@ def pick_turn(
     if key not in st.session_state or st.session_state[key] not in ids or (moved and wanted_session in ids):
         st.session_state[key] = wanted_session if wanted_session in ids else ids[0]
     session_id = st.selectbox(td("compare.session"), ids, format_func=titles.__getitem__, key=key)
-    turns = Transcript.from_events(store.events(session_id)).turns
+    turns = session_view(store, session_id).transcript.turns
     if not turns:
         st.caption(td("compare.need_turns"))
         return None
@@ -83,7 +83,7 @@ def other_turn(store: SessionStore, sessions: Sequence[SessionInfo], left: str) 
     else its newest branch, else another turn of its session, else the newest other session's last turn."""
     session_id, _, run_id = left.partition(":")
     try:
-        turns = Transcript.from_events(store.events(session_id)).turns
+        turns = session_view(store, session_id).transcript.turns
     except SessionNotFound:
         return None
     own = next((t for t in turns if t.run_id == run_id), turns[-1] if turns else None)

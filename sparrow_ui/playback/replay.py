@@ -28,7 +28,7 @@ from streamlit.delta_generator import DeltaGenerator
 from agent_core.events import Event, ModelDelta, ModelFinished, RunResumed, RunStarted, StepStarted, ToolFinished
 from agent_core.guards.untrusted import neutralize
 from agent_core.models.pricing import PriceTable
-from agent_core.views.metrics import RunMetrics, run_metrics
+from agent_core.views.metrics import RunMetrics, turn_metrics
 from agent_core.views.transcript import Transcript
 from sparrow_ui.chat.conversation import conversation, trace_panel
 from sparrow_ui.shell.presentation_link import presentation_button
@@ -287,12 +287,12 @@ class Scene:
         chat, trace = chat.container(key="replay_chat"), trace.container(key="replay_trace")
         self.chat, self.trace = chat.empty(), trace.empty()
 
-    def draw(self, transcript: Transcript, shown: Sequence[Event], *, complete: bool) -> None:
-        """Draw the turns folded from ``shown``; ``complete`` when this is the end of the recording."""
+    def draw(self, transcript: Transcript, *, complete: bool) -> None:
+        """Draw the turns of a frame (its figures read off its last turn); ``complete``: the end of the recording."""
         with self.chat.container():
             conversation(transcript.turns, self.run_metrics, ended=complete)
         turn = transcript.turns[-1] if transcript.turns else None
-        metrics = run_metrics(shown, turn.run_id, prices=self.prices) if turn and shown else None
+        metrics = turn_metrics(turn, prices=self.prices) if turn else None
         with self.trace.container():
             number = self.first_turn + len(transcript.turns) - 1
             live = not (complete and turn and not turn.finished)
@@ -313,7 +313,7 @@ class Scene:
         """Draw frame ``cursor`` at once."""
         self._progress(cursor)
         shown = self.events[: self.frames[cursor].end]
-        self.draw(Transcript.from_events(shown), shown, complete=cursor == len(self.frames) - 1)
+        self.draw(Transcript.from_events(shown), complete=cursor == len(self.frames) - 1)
 
     def _progress(self, cursor: int) -> None:
         last = len(self.frames) - 1
@@ -333,7 +333,7 @@ class Scene:
             pause = stream_seconds(reply, speed) / max(1, len(deltas))
             for delta in deltas:
                 transcript.add(delta)
-                self.draw(transcript, shown, complete=False)
+                self.draw(transcript, complete=False)
                 time.sleep(pause)
         self.show(cursor)
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
 from agent_core.runtime.branches import branch_tree
-from agent_core.store import SessionNotFound, SessionStore
+from agent_core.store import SessionInfo, SessionNotFound, SessionStore
 from agent_core.views.formatting import clip
 from sparrow_ui.elements.literal import literal
 from sparrow_ui.shell.state import open_session
@@ -14,8 +16,15 @@ from sparrow_ui.translations.strings_whatif import tw
 _ICON = {"completed": ":material/check_circle:", None: ":material/autorenew:"}
 
 
-def branches_sidebar(store: SessionStore, session_id: str) -> None:
-    """The tree of branches ``session_id`` belongs to (nothing when it has none): status, answer, open."""
+def branches_sidebar(store: SessionStore, session_id: str, sessions: Sequence[SessionInfo]) -> None:
+    """The tree of branches ``session_id`` belongs to (nothing when it has none): status, answer, open.
+
+    ``sessions``: the sessions the page lists; a session that is no fork and has none is told from them, without
+    reading any events (the tree reads each branch's last turn).
+    """
+    here = next((s for s in sessions if s.id == session_id), None)
+    if here is None or (here.parent_id is None and not any(s.parent_id == session_id for s in sessions)):
+        return
     try:
         tree = branch_tree(store, session_id)
     except SessionNotFound:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 import streamlit as st
 
-from agent_core.events import Event, ModelFinished, with_full_messages
+from agent_core.events import ModelFinished
 from agent_core.guards.untrusted import neutralize
 from agent_core.models.pricing import PriceTable
 from agent_core.views.formatting import clip, format_cost, format_duration
@@ -217,14 +218,17 @@ def pick_step(turn: TurnView) -> StepView | None:
     return by_number[number]
 
 
-def model_calls(run_events: Sequence[Event], step: int) -> list[ModelFinished]:
+def model_calls(step: StepView) -> list[ModelFinished]:
     """The model calls recorded for a step (more than one when it was redone after a resume), with full requests."""
-    return [e for e in with_full_messages(run_events) if isinstance(e, ModelFinished) and e.step == step]
+    return [
+        replace(r.event, messages=r.messages(), messages_kept=0) if r.event.messages_kept else r.event
+        for r in step.requests
+    ]
 
 
-def inspect_step(step: StepView, turn: TurnView, run_events: Sequence[Event], prices: PriceTable) -> None:
+def inspect_step(step: StepView, turn: TurnView, prices: PriceTable) -> None:
     """Messages sent, raw output, parsed reply and observations of one step, in tabs; every text copyable."""
-    calls = model_calls(run_events, step.number)
+    calls = model_calls(step)
     call = calls[-1] if calls else None
     numbers = render.step_numbers(step, turn.model, prices.for_run(turn.run_started))
     st.markdown(f"**{t('trace.step', n=step.number)}**" + (f" · {numbers}" if numbers else ""))

@@ -15,11 +15,11 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from agent_core.events import Event, RunResumed
 from agent_core.views.formatting import format_cost, format_duration, format_tokens
 from agent_core.views.metrics import RunMetrics
 from agent_core.views.time_split import TimeSplit
 from agent_core.views.timeline import Timeline, TimelineRow, TokenRow
+from agent_core.views.turns import TurnView
 from sparrow_ui.translations.i18n import t
 from sparrow_ui.translations.strings_demo import td
 
@@ -127,9 +127,9 @@ def _call_tooltip() -> list[alt.Tooltip]:
     ]
 
 
-def resume_offsets(run_events: Sequence[Event], timeline: Timeline) -> list[float]:
+def resume_offsets(turn: TurnView, timeline: Timeline) -> list[float]:
     """When the run was resumed after an interruption, in ms since it started (the gap before is a pause)."""
-    return [(e.ts - timeline.started_at) * 1000 for e in run_events if isinstance(e, RunResumed)]
+    return [(e.ts - timeline.started_at) * 1000 for e in turn.resumes]
 
 
 def waterfall_chart(

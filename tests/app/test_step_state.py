@@ -98,9 +98,10 @@ def test_a_start_that_comes_just_after_the_wait_is_read_with_the_sessions_title(
         assert view.info is not None and view.info.title == UNTITLED
         live = LiveRun(session.id, record_events(store, session.id, late_start()), CancelToken(), run_id="run_1")
         monkeypatch.setattr(live_turn, "until_started", wait_that_gives_up)
-        view, transcript, seen = live_turn.live_view(store, view, live.start())
+        view, fold = live_turn.live_view(store, view, live.start())
         assert view.info is not None and view.info.title == "late?"  # what the sidebar names the session
-        assert view.transcript.turn("run_1") is not None and transcript.turn("run_1") is not None and seen >= 1
+        assert view.transcript.turn("run_1") is not None and fold.transcript.turn("run_1") is not None
+        assert fold.seen >= 1
         live.join(2)
     finally:
         store.close()
@@ -110,10 +111,10 @@ def test_a_run_stored_between_reading_the_session_and_its_events_brings_its_titl
     """The session is read, then a run's start is stored, then the events are read: the title is the question's."""
 
     class StartsBetweenReads(SessionStore):
-        def events(self, session_id: str, *, upto_seq: int | None = None) -> list[Event]:
-            if not super().events(session_id):
+        def events_after(self, session_id: str, after_seq: int) -> list[tuple[int, Event]]:
+            if not super().events_after(session_id, after_seq):
                 self.append(session_id, list(_late_start(0))[:1])
-            return super().events(session_id, upto_seq=upto_seq)
+            return super().events_after(session_id, after_seq)
 
     store = SessionStore.open()
     store.__class__ = StartsBetweenReads

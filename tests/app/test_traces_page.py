@@ -238,7 +238,7 @@ def test_the_session_overview_lists_every_run_with_its_figures(store: SessionSto
     ]
     parts = {"model", "tools", "start (prompt, memory, storing)", "between calls (parsing, checks, storing)"}
     assert {r["part"] for r in by_time} == parts  # "other" named: the parts add up to each turn's duration
-    for turn, run in enumerate(at.session_state["_session_view"][1].metrics.runs, start=1):
+    for turn, run in enumerate([*at.session_state["_session_views"].values()][-1][1].metrics.runs, start=1):
         seconds = sum(r["value"] for r in by_time if r["turn"] == turn)
         assert seconds == pytest.approx(run.duration_ms / 1000)
     assert at.metric[0].label == "Turns" and at.metric[0].value == "2"
