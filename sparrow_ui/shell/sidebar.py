@@ -142,6 +142,7 @@ def _agent_settings() -> None:
     st.number_input(t("agent.max_tools"), int(offered[0]), int(offered[1]), placeholder=every,
                     help=t("agent.max_tools_help"), **settings.bound("cfg_max_tools"))  # fmt: skip
     st.number_input(t("agent.max_tokens"), int(tokens[0]), int(tokens[1]), step=256, **settings.bound("cfg_max_tokens"))
+    st.session_state.setdefault("cfg_repeat_policy", settings.get("cfg_repeat_policy"))  # a reload keeps it too
     repeat_policy_control()
 
 
