@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_core.engine.run_context import AgentSettings
+from agent_core.event_base import plain
 from agent_core.examples import EXAMPLE_KEY
 from agent_core.runtime.run_settings import RunSettings
 from agent_core.runtime.session_runs import CONSENT_UNSET
@@ -55,6 +56,7 @@ def test_settings_round_trip_through_the_settings_file(chosen: RunSettings) -> N
 @given(AGENT)
 def test_settings_round_trip_through_a_record(chosen: AgentSettings) -> None:
     consent = {"require_approval": chosen.require_approval, "tool_approval": chosen.tool_approval}
+    assert plain(chosen) == chosen.to_record()  # the loop writes RunStarted's settings with plain()
     decoded = AgentSettings.from_record(json.loads(json.dumps(chosen.to_record())))
     assert AgentSettings.from_record(chosen.to_record()) == decoded
     assert {**decoded.to_record(), **consent} == chosen.to_record()  # all but the consent, which stays with its run
