@@ -18,6 +18,7 @@ from agent_core.cli.mcp_option import mcp_source
 from agent_core.engine.agent import Agent, AgentSettings
 from agent_core.engine.approval_policy import app_defaults
 from agent_core.engine.approvals import Approvals
+from agent_core.engine.run_context import settings_problem
 from agent_core.guards.safe_write import OutputRefused
 from agent_core.longterm.memory_guard import MemoryRefused
 from agent_core.longterm.memory_store import MemoryNotFound
@@ -131,7 +132,7 @@ def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = Non
         tools = select_tools(getattr(args, "tools", None), memory=memory, mcp=mcp_source(args))
         return Agent(model, tools, protocol=protocol, settings=settings, approvals=approvals_of(args), **overrides)
     except ValueError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(settings_problem(exc)) from None
 
 
 def approvals_of(args: argparse.Namespace) -> Approvals:

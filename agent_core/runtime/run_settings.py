@@ -33,7 +33,7 @@ class RunSettings(BaseModel):
 
     provider: str = Field(default="openai", max_length=40)
     """The sidebar's provider preset (``openai``, ``ollama``, ``operator0``...)."""
-    base_url: str | None = Field(default=None, max_length=500)
+    base_url: str | None = Field(default=None, max_length=2000)
     """The OpenAI-compatible endpoint typed or picked; None: the provider's (or the operator's) default."""
     model: str = Field(default=DEFAULT_MODEL, max_length=200)
     """Model name as sent to the endpoint."""

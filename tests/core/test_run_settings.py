@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_core.engine.run_context import AgentSettings
+from agent_core.engine.run_context import AgentSettings, settings_problem
 from agent_core.event_base import plain
 from agent_core.examples import EXAMPLE_KEY
 from agent_core.runtime.run_settings import RunSettings
@@ -63,8 +63,10 @@ def test_settings_round_trip_through_a_record(chosen: AgentSettings) -> None:
 
 
 def test_no_limit_has_one_meaning() -> None:
-    with pytest.raises(ValueError, match="max_tools"):
-        AgentSettings(max_tools=0)
+    with pytest.raises(ValueError) as refused:
+        AgentSettings(max_steps=0, max_tools=0)
+    said = "max_steps must be at least 1; max_tools must be at least 1 (or None for every tool)"
+    assert settings_problem(refused.value) == said  # what the command line prints
     assert AgentSettings.from_record({"max_tools": 0}).max_tools is None  # records of before said 0
     earlier = {"cfg_max_tools": 0, "cfg_max_steps": 4, "cfg_base_url": "", "cfg_tools": None, "lang_choice": "zh"}
     loaded = RunSettings.from_saved(earlier)
