@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent_core.engine.protocols import PROTOCOLS
 from agent_core.engine.run_context import AgentSettings
 from agent_core.models import DEFAULT_MODEL
 
@@ -37,7 +38,7 @@ class RunSettings(BaseModel):
     """The OpenAI-compatible endpoint typed or picked; None: the provider's (or the operator's) default."""
     model: str = Field(default=DEFAULT_MODEL, max_length=200)
     """Model name as sent to the endpoint."""
-    protocol: Literal["react", "tools", "json"] = "react"
+    protocol: str = "react"
     """How the agent talks to the model (see ``agent_core.engine.protocols``)."""
     tools: tuple[str, ...] | None = None
     """The enabled tools by name; None: every tool there is."""
@@ -48,6 +49,13 @@ class RunSettings(BaseModel):
     @classmethod
     def _blank_is_default(cls, value: Any) -> Any:
         return (value.strip() or None) if isinstance(value, str) else value
+
+    @field_validator("protocol")
+    @classmethod
+    def _known_protocol(cls, value: str) -> str:
+        if value not in PROTOCOLS:
+            raise ValueError(f"the protocol {value!r} is not one of {', '.join(PROTOCOLS)}")
+        return value
 
     @field_validator("model", mode="before")
     @classmethod

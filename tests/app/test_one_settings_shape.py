@@ -66,7 +66,10 @@ def test_what_the_sidebar_sets_is_what_the_run_records(fake_llm: FakeOpenAIServe
     at.chat_input(key="question").set_value("What is 6 * 7?").run()
     assert not at.exception and any("42" in m.value for m in at.markdown)
     in_event, in_config = recorded(store)
-    expected = AgentSettings(**CHOSEN, tool_approval={**app_defaults(), "remember": False}).to_record()  # type: ignore[arg-type]
+    trusted = {**app_defaults(), "remember": False}
+    expected = AgentSettings(max_steps=7, temperature=0.3, max_tools=2, max_tokens=512, repeat_policy="allow",
+                             tool_approval=trusted).to_record()  # fmt: skip
+    assert {k: expected[k] for k in CHOSEN} == CHOSEN
     assert in_event == expected
     assert in_config == {**expected, **CONSENT_UNSET}  # the consent stays with the run it was given for
     assert fake_llm.requests[-1]["max_tokens"] == 512 and fake_llm.requests[-1]["temperature"] == 0.3
