@@ -44,7 +44,8 @@ class RunStarted(EventBase):
     tools: tuple[dict[str, Any], ...] = ()
     """JSON schemas of the tools available to this run (OpenAI function format)."""
     settings: dict[str, Any] = field(default_factory=dict)
-    """Limits and sampling settings (max_steps, time limits, temperature...). Never secrets."""
+    """Limits and sampling settings as ``AgentSettings.to_record`` writes them (``from_record`` reads any version).
+    Never secrets."""
     attachments: tuple[dict[str, str], ...] = field(default=(), metadata=LATER)
     """Files attached to the question: ``{"name", "mime", "data" (image, base64) | "text"}``."""
     endpoint: str | None = field(default=None, metadata=LATER)

@@ -19,7 +19,7 @@ for problem in catalog.errors:
     st.error(neutralize(problem), icon=":material/extension_off:")
 
 for item in catalog.tools:
-    enabled = item.name in config.tools
+    enabled = config.run.enables(item.name)
     icon = ":material/check_circle:" if enabled else ":material/radio_button_unchecked:"
     origin = catalog.origins.get(item.name, "")
     with st.expander(neutralize(f"`{item.name}` · {origin}"), icon=icon):

@@ -18,13 +18,14 @@ from agent_core.cli.mcp_option import mcp_source
 from agent_core.engine.agent import Agent, AgentSettings
 from agent_core.engine.approval_policy import app_defaults
 from agent_core.engine.approvals import Approvals
+from agent_core.engine.run_context import settings_problem
 from agent_core.guards.safe_write import OutputRefused
 from agent_core.longterm.memory_guard import MemoryRefused
 from agent_core.longterm.memory_store import MemoryNotFound
 from agent_core.models.local_llama import local_chat_model
 from agent_core.models.model_errors import ModelError
 from agent_core.runtime.catalog import tool_catalog
-from agent_core.runtime.session_runs import NothingToResume, protocol_from_config, settings_from_config
+from agent_core.runtime.session_runs import NothingToResume, protocol_from_config
 from agent_core.store import (
     LOCAL_ADMIN,
     Actor,
@@ -116,7 +117,7 @@ def select_tools(names: str | None, *, memory: bool = True, mcp: str | os.PathLi
 
 def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = None) -> Agent:
     """An Agent from CLI options; a session's configuration, if given, fills in the options left out."""
-    settings = settings_from_config(config.settings) if config else AgentSettings()
+    settings = AgentSettings.from_record(config.settings) if config else AgentSettings()
     names = ("max_steps", "time_limit", "tool_timeout", "temperature", "max_tokens", "repeat_policy")
     overrides = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
     if getattr(args, "yes", False):
@@ -131,7 +132,7 @@ def agent_from_args(args: argparse.Namespace, config: SessionConfig | None = Non
         tools = select_tools(getattr(args, "tools", None), memory=memory, mcp=mcp_source(args))
         return Agent(model, tools, protocol=protocol, settings=settings, approvals=approvals_of(args), **overrides)
     except ValueError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(settings_problem(exc)) from None
 
 
 def approvals_of(args: argparse.Namespace) -> Approvals:

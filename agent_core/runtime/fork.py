@@ -28,7 +28,6 @@ from agent_core.events import (
     RunStarted,
     ToolFinished,
     Usage,
-    plain,
 )
 from agent_core.guards.limits import CancelToken, Deadline
 from agent_core.models.endpoints import recorded_endpoint
@@ -137,7 +136,7 @@ def settings_changed(started: RunStarted, agent: Agent) -> dict[str, Any]:
         changed["model"] = agent.model.name
     if agent.protocol.name != started.protocol:
         changed["protocol"] = agent.protocol.name
-    now = plain(agent.settings)
+    now = agent.settings.to_record()
     changed |= {k: v for k, v in now.items() if k in started.settings and started.settings[k] != v}
     if agent.instructions:
         changed["instructions"] = agent.instructions
@@ -151,7 +150,7 @@ def _started(agent: Agent, question: str, run_id: str) -> RunStarted:
         model=agent.model.name,
         protocol=agent.protocol.name,
         tools=tuple(t.schema for t in agent.tools),
-        settings=plain(agent.settings),
+        settings=agent.settings.to_record(),
         endpoint=recorded_endpoint(agent.model),
     )
 

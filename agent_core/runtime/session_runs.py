@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
-
-from pydantic import TypeAdapter, ValidationError
 
 from agent_core.engine.agent import Agent, AgentSettings, new_run_id
 from agent_core.engine.attachments import Attachment, check_attachments
@@ -23,7 +20,6 @@ from agent_core.store.session_store import SessionStore
 from agent_core.tools import Tool
 
 log = logging.getLogger(__name__)
-_SETTINGS = TypeAdapter(AgentSettings)
 
 
 CONSENT_UNSET: dict[str, Any] = {"require_approval": True, "tool_approval": {}}
@@ -45,23 +41,8 @@ def config_from_agent(agent: Agent) -> SessionConfig:
         model=agent.model.name,
         base_url=base_url if isinstance(base_url, str) else None,
         protocol=agent.protocol.name,
-        settings={**dataclasses.asdict(agent.settings), **CONSENT_UNSET},
+        settings={**agent.settings.to_record(), **CONSENT_UNSET},
     )
-
-
-def settings_from_config(settings: Mapping[str, Any]) -> AgentSettings:
-    """AgentSettings from stored settings; unknown keys are ignored and invalid values fall back to defaults."""
-    known = {f.name for f in dataclasses.fields(AgentSettings)} - set(CONSENT_UNSET)
-    values = {k: v for k, v in settings.items() if k in known}
-    try:
-        return _SETTINGS.validate_python(values)
-    except ValidationError as exc:
-        bad = {str(e["loc"][0]) for e in exc.errors() if e.get("loc")}
-        log.warning("ignoring invalid stored settings: %s", ", ".join(sorted(bad)) or "all")
-        try:
-            return _SETTINGS.validate_python({k: v for k, v in values.items() if k not in bad})
-        except ValidationError:
-            return AgentSettings()
 
 
 def protocol_from_config(config: SessionConfig) -> str:
@@ -85,7 +66,7 @@ def agent_for_session(
         model,
         tools,
         protocol=protocol or protocol_from_config(config),
-        settings=settings or settings_from_config(config.settings),
+        settings=settings or AgentSettings.from_record(config.settings),
         **overrides,
     )
     load_memory(agent, store.events(session_id))

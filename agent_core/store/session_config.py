@@ -21,7 +21,8 @@ class SessionConfig(BaseModel):
     protocol: str = Field(default="react", max_length=40)
     """``react`` or ``tools``."""
     settings: dict[str, Any] = Field(default_factory=dict)
-    """Agent settings (``AgentSettings`` fields); secret-named keys are dropped."""
+    """Agent settings as ``AgentSettings.to_record`` writes them (read back with ``from_record``); secret-named keys
+    are dropped."""
 
     @field_validator("base_url")
     @classmethod

@@ -102,7 +102,7 @@ def question_box(store: SessionStore, view: SessionView, config: ModelConfig) ->
             key="question",
         ),
         session_id,
-        config.model,
+        config.run.model,
     )
     if not (question and question.strip()):
         return

@@ -124,7 +124,7 @@ def session_agent(store: SessionStore, session_id: str, config: ModelConfig) -> 
         session_id,
         config.chat_model(),
         run_tools(store, session_id, config),
-        protocol=config.protocol,
+        protocol=config.run.protocol,
         settings=config.agent_settings(),
     )
 

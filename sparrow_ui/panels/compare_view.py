@@ -15,11 +15,11 @@ from typing import Any
 import streamlit as st
 
 from agent_core.engine.protocols import PROTOCOLS
+from agent_core.engine.run_context import AgentSettings
 from agent_core.events import Event, ModelFinished, RunFinished, StepStarted, ToolFinished
 from agent_core.guards.untrusted import neutralize
 from agent_core.models import ModelError
 from agent_core.runtime.rerun import rerun_turn
-from agent_core.runtime.session_runs import settings_from_config
 from agent_core.store import SessionInfo, SessionNotFound, SessionStore
 from agent_core.tools import Tool
 from agent_core.views.metrics import turn_metrics
@@ -136,14 +136,18 @@ def rerun_form(store: SessionStore, config: ModelConfig, session_id: str, turn: 
         other = next((p for p in choices if p != turn.protocol), choices[0])  # default: a different protocol
         protocol = st.radio(td("compare.protocol"), choices, horizontal=True, key="rerun_protocol",
                             index=choices.index(other), format_func=protocol_name)  # fmt: skip
-        model = st.text_input(td("compare.model"), value=config.model, key="rerun_model", max_chars=200)
+        model = st.text_input(td("compare.model"), value=config.run.model, key="rerun_model", max_chars=200)
         before = turn.run_started.settings.get("temperature") if turn.run_started else None
-        start = float(before) if isinstance(before, (int, float)) and 0 <= before <= 1.5 else config.temperature
+        start = (
+            float(before)
+            if isinstance(before, (int, float)) and 0 <= before <= 1.5
+            else (config.run.agent.temperature or 0.0)
+        )
         temperature = st.slider(td("compare.temperature"), 0.0, 1.5, start, 0.1, key="rerun_temperature")
         if not config.configured:
             st.caption(td("compare.rerun_needs_model"))
         if st.button(td("compare.rerun_go"), key="rerun_go", type="primary", disabled=not config.configured):
-            chosen = (protocol, model.strip() or config.model, temperature)
+            chosen = (protocol, model.strip() or config.run.model, temperature)
             _rerun(store, config, session_id, turn, chosen, beside)
 
 
@@ -164,10 +168,10 @@ def _rerun(
     beside: Any,
 ) -> None:
     protocol, model, temperature = chosen
-    original = settings_from_config(turn.run_started.settings if turn.run_started else {})
+    original = AgentSettings.from_record(turn.run_started.settings if turn.run_started else {})
     settings = dataclasses.replace(original, temperature=temperature)  # the turn's own settings, one changed
     try:
-        chat = dataclasses.replace(config, model=model).chat_model()
+        chat = config.with_model(model).chat_model()
         fork, events = rerun_turn(
             store, session_id, turn.run_id, chat, same_tools(turn), protocol=protocol, settings=settings
         )

@@ -6,7 +6,6 @@ process-wide registry so a refresh or another tab finds it; its progress is redr
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 import streamlit as st
@@ -52,7 +51,7 @@ def sidebar_models(config: ModelConfig) -> ModelFactory:
     and a configuration's own base URL passes the same address rules as one typed in the sidebar."""
 
     def make(run: RunConfig) -> ChatModel:
-        return dataclasses.replace(config, model=run.model, base_url=run.base_url or config.base_url).chat_model()
+        return config.with_model(run.model, run.base_url).chat_model()
 
     return make
 
@@ -64,10 +63,10 @@ def run_form(store: SessionStore, config: ModelConfig, datasets: list[DatasetInf
         return
     with st.form("run_experiment", border=False):
         dataset = st.selectbox(te("exp.dataset"), datasets, format_func=lambda d: d.label, key="exp_dataset")
-        models = st.text_input(te("exp.models"), value=config.model, help=te("exp.models_help"), key="exp_models")
-        protocols = st.multiselect(te("exp.protocols"), sorted(PROTOCOLS), default=[config.protocol])
+        models = st.text_input(te("exp.models"), value=config.run.model, help=te("exp.models_help"), key="exp_models")
+        protocols = st.multiselect(te("exp.protocols"), sorted(PROTOCOLS), default=[config.run.protocol])
         left, middle, right = st.columns(3)
-        max_steps = left.number_input(te("exp.max_steps"), 1, 50, value=config.max_steps)
+        max_steps = left.number_input(te("exp.max_steps"), 1, 50, value=config.run.agent.max_steps)
         repeats = middle.number_input(te("exp.repeats"), 1, 20, value=1)
         concurrency = right.number_input(te("exp.concurrency"), 1, 64, value=4)
         baseline = st.selectbox(te("exp.baseline"), [None, *done], format_func=_experiment_label)
@@ -77,11 +76,11 @@ def run_form(store: SessionStore, config: ModelConfig, datasets: list[DatasetInf
             info = create_experiment(
                 store,
                 dataset.id,
-                _configs(config, names, protocols or [config.protocol], int(max_steps)),
+                _configs(config, names, protocols or [config.run.protocol], int(max_steps)),
                 repeats=int(repeats),
                 concurrency=int(concurrency),
                 baseline=baseline.id if baseline else None,
-                judge=RunConfig(name="judge", model=judge, base_url=config.base_url) if judge else None,
+                judge=RunConfig(name="judge", model=judge, base_url=config.run.base_url) if judge else None,
             )
             start(store, info.id, sidebar_models(config))
 
@@ -89,7 +88,13 @@ def run_form(store: SessionStore, config: ModelConfig, datasets: list[DatasetInf
 def _configs(config: ModelConfig, models: list[str], protocols: list[str], max_steps: int) -> list[RunConfig]:
     """One configuration per model × protocol, on the sidebar's endpoint and temperature."""
     return [
-        RunConfig(model=m, base_url=config.base_url, protocol=p, max_steps=max_steps, temperature=config.temperature)
+        RunConfig(
+            model=m,
+            base_url=config.run.base_url,
+            protocol=p,
+            max_steps=max_steps,
+            temperature=config.run.agent.temperature,
+        )
         for m in models
         for p in protocols
     ]

@@ -1,4 +1,4 @@
-"""The per-tool approval setting in the app: a toggle per tool, kept in ``cfg_tool_approval`` for the whole session."""
+"""The per-tool approval setting in the app: a toggle per tool, kept (and saved) in the sidebar's settings."""
 
 from __future__ import annotations
 
@@ -6,21 +6,19 @@ import streamlit as st
 
 from agent_core.engine.approval_policy import app_defaults, asks_first, why_ask
 from agent_core.tools import Tool
+from sparrow_ui.shell import settings
 from sparrow_ui.translations.i18n import t
-
-STATE_KEY = "cfg_tool_approval"
-"""``{tool name: asks first}`` for tools whose setting differs from the default."""
 
 
 def overrides() -> dict[str, bool]:
     """The per-tool choices made on the Tools page (empty: every tool keeps its default)."""
-    return dict(st.session_state.get(STATE_KEY) or {})
+    return dict(settings.current().agent.tool_approval)
 
 
 def approval_toggle(tool: Tool) -> None:
     """ "Ask before each call" for ``tool``, defaulting to the policy (tools that send or store data ask)."""
     key = f"ask_first_{tool.name}"
-    st.session_state.setdefault(key, asks_first(tool, {**app_defaults(), **overrides()}))
+    st.session_state[key] = asks_first(tool, {**app_defaults(), **overrides()})
     reason = why_ask(tool)
     st.toggle(
         t("tools.ask_first"),
@@ -38,4 +36,4 @@ def _remember_choice(tool: Tool) -> None:
         current.pop(tool.name, None)
     else:
         current[tool.name] = chosen
-    st.session_state[STATE_KEY] = current
+    settings.change(tool_approval=current)

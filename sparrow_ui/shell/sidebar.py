@@ -7,6 +7,7 @@ import streamlit as st
 from agent_core.models import DEFAULT_MODEL, ModelError
 from agent_core.models.endpoints import OPENAI_API, EndpointPolicy
 from agent_core.models.providers import PROVIDERS, Provider, provider
+from agent_core.runtime.run_settings import RunSettings
 from sparrow_ui.access.auth import read_only
 from sparrow_ui.access.sign_in import gate
 from sparrow_ui.elements.full_text import full_text_on_hover
@@ -18,7 +19,7 @@ from sparrow_ui.shell.state import ModelConfig, available_tools, shared_store
 from sparrow_ui.steps.repeat_status import repeat_policy_control
 from sparrow_ui.translations.i18n import LANGUAGES, lang, t
 
-VIEW_ONLY = ModelConfig("", None, "", None, "react", 1, 0.0, ())
+VIEW_ONLY = ModelConfig(RunSettings(tools=()))
 """A share link's tab: no model, so nothing can be run (and no settings are drawn)."""
 
 
@@ -37,12 +38,12 @@ def frame() -> ModelConfig:
 def language_picker() -> None:
     """English / 简体中文 (kept across pages by sparrow_ui.shell.settings, across reloads in the URL)."""
     settings.keep_language_in_url()
-    st.session_state["lang_choice"] = lang()
+    st.session_state[settings.LANGUAGE] = lang()
     st.sidebar.segmented_control(
         t("lang"),
         list(LANGUAGES),
         format_func=LANGUAGES.__getitem__,
-        key="lang_choice",
+        key=settings.LANGUAGE,
         label_visibility="collapsed",
         on_change=_keep_a_language,
     )
@@ -50,8 +51,8 @@ def language_picker() -> None:
 
 def _keep_a_language() -> None:
     # Clicking the selected option deselects it; keep the language instead.
-    chosen = st.session_state.get("lang_choice")
-    settings.put("lang_choice", chosen or lang())
+    chosen = st.session_state.get(settings.LANGUAGE)
+    settings.put(settings.LANGUAGE, chosen or lang())
     settings.keep_language_in_url()
 
 
@@ -72,7 +73,7 @@ def model_settings() -> ModelConfig:
 def _locked_settings(policy: EndpointPolicy) -> None:
     """What the operator fixed: shown, not editable; Test connection still works."""
     config = _config(policy)
-    st.caption(t("model.locked", url=config.base_url or OPENAI_API, model=config.model))
+    st.caption(t("model.locked", url=config.run.base_url or OPENAI_API, model=config.run.model))
     if st.button(t("model.test"), key="cfg_test", width="stretch"):
         _test_connection(config)
 
@@ -105,7 +106,7 @@ def _key_note(policy: EndpointPolicy) -> None:
     """Whether the server's key goes to the chosen URL (only to the operator's endpoints)."""
     if settings.get(settings.SECRET) or not any(e.api_key for e in policy.endpoints):
         return
-    url = (settings.get("cfg_base_url") or "").strip() or (policy.endpoints[0].base_url if policy.endpoints else None)
+    url = settings.current().base_url or (policy.endpoints[0].base_url if policy.endpoints else None)
     chosen = policy.operator_endpoint(url)
     st.caption(t("model.key_from_env") if chosen is not None and chosen.api_key else t("model.key_not_sent"))
 
@@ -133,11 +134,15 @@ def _agent_settings() -> None:
     )
     if protocol != settings.get("cfg_protocol"):
         settings.put("cfg_protocol", protocol)
-    st.slider(t("agent.max_steps"), 1, 30, **settings.bound("cfg_max_steps"))
-    st.slider(t("agent.temperature"), 0.0, 1.5, step=0.1, **settings.bound("cfg_temperature"))
+    steps, heat, offered, tokens = (settings.RANGES[name] for name in settings.RANGES)
+    st.slider(t("agent.max_steps"), int(steps[0]), int(steps[1]), **settings.bound("cfg_max_steps"))
+    st.slider(t("agent.temperature"), heat[0], heat[1], step=0.1, **settings.bound("cfg_temperature"))
     st.multiselect(t("agent.tools"), list(available_tools()), **settings.bound("cfg_tools"))
-    st.number_input(t("agent.max_tools"), 0, 50, help=t("agent.max_tools_help"), **settings.bound("cfg_max_tools"))
-    st.number_input(t("agent.max_tokens"), 16, 200_000, step=256, **settings.bound("cfg_max_tokens"))
+    every = t("agent.max_tools_all")
+    st.number_input(t("agent.max_tools"), int(offered[0]), int(offered[1]), placeholder=every,
+                    help=t("agent.max_tools_help"), **settings.bound("cfg_max_tools"))  # fmt: skip
+    st.number_input(t("agent.max_tokens"), int(tokens[0]), int(tokens[1]), step=256, **settings.bound("cfg_max_tokens"))
+    st.session_state.setdefault("cfg_repeat_policy", settings.get("cfg_repeat_policy"))  # a reload keeps it too
     repeat_policy_control()
 
 
@@ -150,26 +155,12 @@ def _apply_preset(presets: dict[str, Provider]) -> None:
 
 
 def _config(policy: EndpointPolicy) -> ModelConfig:
-    state = settings.settings()
-    endpoint = {"provider": state["cfg_provider"], "base_url": (state["cfg_base_url"] or "").strip() or None}
-    model, key = (state["cfg_model"] or "").strip() or DEFAULT_MODEL, (state[settings.SECRET] or "").strip() or None
-    if policy.locked:  # the operator's first endpoint and model, whatever this tab holds (chat_model insists too)
-        url, key, model = policy.pinned(endpoint["base_url"], key, DEFAULT_MODEL)
-        endpoint = {"provider": "custom", "base_url": url}
-    return ModelConfig(
-        **endpoint,
-        model=model,
-        api_key=key,
-        protocol=state["cfg_protocol"],
-        max_steps=int(state["cfg_max_steps"]),
-        temperature=float(state["cfg_temperature"]),
-        tools=tuple(state["cfg_tools"]),
-        max_tools=int(state["cfg_max_tools"] or 0),
-        max_tokens=int(state["cfg_max_tokens"]),
-        repeat_policy=state["cfg_repeat_policy"],
-        tool_approval=tuple(sorted((st.session_state.get("cfg_tool_approval") or {}).items())),
-        endpoints=policy,
-    )
+    """This tab's settings, typed key and the policy (locked: the operator's endpoint and model, whatever it holds)."""
+    chosen, key = settings.current(), settings.typed_key().strip() or None
+    if policy.locked:  # chat_model insists too
+        url, key, model = policy.pinned(chosen.base_url, key, DEFAULT_MODEL)
+        chosen = chosen.changed(provider="custom", base_url=url, model=model)
+    return ModelConfig(chosen, api_key=key, endpoints=policy)
 
 
 def _test_connection(config: ModelConfig) -> None:
@@ -179,7 +170,7 @@ def _test_connection(config: ModelConfig) -> None:
     except ModelError as exc:
         st.error(t("model.test_failed", error=str(exc)))
         return
-    if models and config.model not in models:
-        st.warning(t("model.test_model_missing", url=model.endpoint, model=config.model))
+    if models and config.run.model not in models:
+        st.warning(t("model.test_model_missing", url=model.endpoint, model=config.run.model))
     else:
         st.success(t("model.test_ok", url=model.endpoint, count=len(models)))

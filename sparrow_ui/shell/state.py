@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import streamlit as st
 
@@ -14,6 +14,7 @@ from agent_core.models.endpoints import EndpointPolicy
 from agent_core.models.local_llama import local_chat_model
 from agent_core.runtime.catalog import Catalog, tool_catalog
 from agent_core.runtime.live_runs import LiveRuns
+from agent_core.runtime.run_settings import RunSettings
 from agent_core.store import SessionStore
 from agent_core.tools import Tool
 from agent_core.views.transcript import TurnView
@@ -60,41 +61,32 @@ def available_tools() -> dict[str, Tool]:
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """What the sidebar configures: where the model is, and how the agent runs."""
+    """The sidebar's settings with what is never recorded or saved: the key typed in this tab, the operator's policy."""
 
-    provider: str
-    base_url: str | None
-    model: str
-    api_key: str | None
-    protocol: str
-    max_steps: int
-    temperature: float
-    tools: tuple[str, ...]
-    max_tools: int = 0
-    """Offer at most this many tools per step, the most relevant (0: all of them)."""
-    max_tokens: int = 4096
-    """Most tokens one model reply may have (sent to the server as ``max_tokens``)."""
-    tool_approval: tuple[tuple[str, bool], ...] = ()
-    """Per-tool approval choices from the Tools page (tool name, asks first)."""
+    run: RunSettings = field(default_factory=RunSettings)
+    """Endpoint, model, protocol, tools and the agent's settings (the one shape the runs record)."""
+    api_key: str | None = None
+    """Only what the user typed in this tab; the policy adds the operator's keys where they may go."""
     endpoints: EndpointPolicy = field(default_factory=EndpointPolicy)
-    """The operator's endpoints and keys: ``api_key`` is only what the user typed; the policy adds the rest."""
-
-    repeat_policy: str = "redirect"
-    """What a call the run already made gets (see ``AgentSettings.repeat_policy``)."""
+    """The operator's endpoints and keys, the lock of model settings, the address rules for typed URLs."""
 
     @property
     def local(self) -> bool:
         """The built-in small model, on this machine: single-user mode only (with sign-in, nobody starts servers)."""
-        return self.provider == "local" and not self.endpoints.locked and not self.endpoints.guard_addresses
+        return self.run.provider == "local" and not self.endpoints.locked and not self.endpoints.guard_addresses
 
     @property
     def configured(self) -> bool:
         """True when a request can be attempted: a key for this endpoint, or an explicit (local) endpoint."""
         default = self.endpoints.endpoints[0] if self.endpoints.endpoints else None
-        chosen = self.endpoints.operator_endpoint(self.base_url or (default.base_url if default else None))
+        chosen = self.endpoints.operator_endpoint(self.run.base_url or (default.base_url if default else None))
         if self.local:
             return True
-        return bool(self.api_key or self.base_url or (chosen and (chosen.api_key or chosen.base_url)))
+        return bool(self.api_key or self.run.base_url or (chosen and (chosen.api_key or chosen.base_url)))
+
+    def with_model(self, model: str, base_url: str | None = None) -> ModelConfig:
+        """The same configuration asking ``model`` (at ``base_url``, when given): the policy still decides."""
+        return replace(self, run=self.run.changed(model=model, base_url=base_url or self.run.base_url))
 
     def chat_model(self) -> OpenAIChatModel:
         """A client for the configured endpoint (raises ModelError when nothing is configured or it is refused).
@@ -103,7 +95,7 @@ class ModelConfig:
         """
         if self.local:  # the built-in small model: its server starts now, and stops at exit
             return local_chat_model()
-        base_url, typed_key, model = self.endpoints.pinned(self.base_url, self.api_key, self.model)
+        base_url, typed_key, model = self.endpoints.pinned(self.run.base_url, self.api_key, self.run.model)
         connection = self.endpoints.connection(base_url, typed_key)
         return OpenAIChatModel(
             model,
@@ -114,20 +106,13 @@ class ModelConfig:
         )
 
     def agent_settings(self) -> AgentSettings:
-        """Agent settings from the sidebar."""
-        return AgentSettings(
-            max_steps=self.max_steps,
-            temperature=self.temperature,
-            max_tools=self.max_tools or None,
-            max_tokens=self.max_tokens,
-            tool_approval={**app_defaults(), **dict(self.tool_approval)},
-            repeat_policy=self.repeat_policy,
-        )
+        """The run's settings: the sidebar's, the per-tool approval choices over the app's defaults."""
+        return replace(self.run.agent, tool_approval={**app_defaults(), **self.run.agent.tool_approval})
 
     def selected_tools(self) -> list[Tool]:
         """The enabled tools, in the registry's order."""
         tools = available_tools()
-        return [tools[name] for name in tools if name in self.tools]
+        return [tools[name] for name in tools if self.run.enables(name)]
 
 
 def current_session_id() -> str | None:

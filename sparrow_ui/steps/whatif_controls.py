@@ -20,6 +20,7 @@ import streamlit as st
 from agent_core.engine.agent import Agent
 from agent_core.engine.call_index import canonical_arguments
 from agent_core.engine.protocols import PROTOCOLS
+from agent_core.engine.run_context import AgentSettings
 from agent_core.events import Usage
 from agent_core.longterm.memory_guard import MemoryRefused
 from agent_core.longterm.memory_store import MemoryStore
@@ -28,7 +29,7 @@ from agent_core.models import ModelError
 from agent_core.runtime.fork import StepEdit, prepare_fork, start_fork
 from agent_core.runtime.fork_edit import EditKind
 from agent_core.runtime.resample import edit_from_sample, outcome, resample_step, spread
-from agent_core.runtime.session_runs import settings_from_config
+from agent_core.runtime.run_settings import RunSettings
 from agent_core.store import SessionStore
 from agent_core.tools import Tool
 from agent_core.views.formatting import format_cost, format_tokens
@@ -125,46 +126,41 @@ def _edit_fields(kind: EditKind, step: StepView, key: str) -> StepEdit | None:
 
 
 @dataclasses.dataclass(frozen=True)
-class BranchSettings:
-    """What the branch runs with from the fork point on."""
+class Branch:
+    """What the branch runs with from the fork point on: the app's one settings shape, extra instructions, reuse."""
 
-    model: str
-    base_url: str | None
-    protocol: str
-    temperature: float
-    instructions: str
-    max_steps: int
-    tools: tuple[str, ...]
+    run: RunSettings
+    """Model, endpoint, protocol, tools and the agent's settings (the run's own, as recorded, with the changes)."""
+    instructions: str = ""
+    """Extra instructions for the system prompt ("": none)."""
     reuse: bool = True
+    """Reuse the original's recorded tool results for the same calls."""
 
 
-def _settings_fields(config: ModelConfig, turn: TurnView, key: str) -> BranchSettings:
+def _settings_fields(config: ModelConfig, turn: TurnView, key: str) -> Branch:
     st.markdown(f"**{tw('whatif.settings')}**")
-    recorded = turn.run_started.settings if turn.run_started else {}
-    model = st.text_input(tw("whatif.model"), value=turn.model or config.model, key=f"{key}_model", max_chars=200)
+    recorded = default_branch(config, turn).run
+    model = st.text_input(tw("whatif.model"), value=recorded.model, key=f"{key}_model", max_chars=200)
     base_url = st.text_input(tw("whatif.base_url"), value="", key=f"{key}_base", max_chars=500)
-    choices = list(PROTOCOLS)
-    default = turn.protocol if turn.protocol in choices else choices[0]
     protocol = translated_radio(
         tw("whatif.protocol"),
-        choices,
+        list(PROTOCOLS),
         key=f"{key}_protocol",
-        default=default,
+        default=recorded.protocol,
         format_func=protocol_name,
         horizontal=True,
     )
-    before = recorded.get("temperature")
-    start = float(before) if isinstance(before, (int, float)) and 0 <= before <= 1.5 else config.temperature
+    before = recorded.agent.temperature
+    start = before if before is not None and 0 <= before <= 1.5 else (config.run.agent.temperature or 0.0)
     temperature = st.slider(tw("whatif.temperature"), 0.0, 1.5, start, 0.1, key=f"{key}_temperature")
     instructions = st.text_input(tw("whatif.instructions"), value="", key=f"{key}_instructions", max_chars=500)
-    steps = int(recorded.get("max_steps") or config.max_steps)
-    max_steps = int(st.number_input(tw("whatif.max_steps"), 1, 50, max(1, min(steps, 50)), key=f"{key}_max"))
-    known = sorted(available_tools())
-    had = [t.name for t in same_tools(turn)]
-    tools = st.multiselect(tw("whatif.tools"), known, default=had, key=f"{key}_tools")
+    steps = min(recorded.agent.max_steps, 50)
+    max_steps = int(st.number_input(tw("whatif.max_steps"), 1, 50, steps, key=f"{key}_max"))
+    tools = st.multiselect(tw("whatif.tools"), sorted(available_tools()), default=recorded.tools, key=f"{key}_tools")
     reuse = st.checkbox(tw("whatif.reuse"), value=True, help=tw("whatif.reuse_help"), key=f"{key}_reuse")
-    return BranchSettings(model, base_url.strip() or None, protocol, temperature, instructions, max_steps,
-                          tuple(tools), reuse)  # fmt: skip
+    changes = {"model": model, "base_url": base_url, "protocol": protocol, "tools": tuple(tools)}
+    run = recorded.changed(**changes, temperature=temperature, max_steps=max_steps)
+    return Branch(run, instructions, reuse)
 
 
 def continue_branch(
@@ -174,7 +170,7 @@ def continue_branch(
     turn: TurnView,
     step: int,
     edit: StepEdit,
-    branch: BranchSettings | None = None,
+    branch: Branch | None = None,
 ) -> None:
     """Fork at ``step`` with ``edit``, run the branch in the background, and open Compare on the two."""
     branch = branch or default_branch(config, turn)
@@ -194,31 +190,31 @@ def continue_branch(
     st.switch_page("pages/compare.py", query_params={"left": turn_ref(session_id, turn.run_id), "right": right})
 
 
-def default_branch(config: ModelConfig, turn: TurnView) -> BranchSettings:
-    """The run's own settings (a branch from a re-sample changes only the step's decision)."""
-    recorded = turn.run_started.settings if turn.run_started else {}
-    temperature = recorded.get("temperature")
-    return BranchSettings(
-        turn.model or config.model,
-        None,
-        turn.protocol if turn.protocol in PROTOCOLS else config.protocol,
-        float(temperature) if isinstance(temperature, (int, float)) else config.temperature,
-        "",
-        int(recorded.get("max_steps") or config.max_steps),
-        tuple(t.name for t in same_tools(turn)),
+def default_branch(config: ModelConfig, turn: TurnView) -> Branch:
+    """The run's own settings, as recorded (a branch from a re-sample changes only the step's decision)."""
+    started = turn.run_started
+    return Branch(
+        RunSettings(
+            provider=config.run.provider,
+            model=turn.model or config.run.model,
+            protocol=turn.protocol if turn.protocol in PROTOCOLS else config.run.protocol,
+            tools=tuple(t.name for t in same_tools(turn)),
+            agent=AgentSettings.from_record(started.settings if started else {}),
+        )
     )
 
 
-def branch_agent(store: SessionStore, config: ModelConfig, turn: TurnView, branch: BranchSettings) -> Agent:
-    """The agent of a branch: the run's settings with the branch's changes, the chosen tools, memory bound."""
-    settings = settings_from_config(turn.run_started.settings if turn.run_started else {})
-    settings = dataclasses.replace(settings, temperature=branch.temperature, max_steps=branch.max_steps)
-    model = dataclasses.replace(config, model=branch.model, base_url=branch.base_url or config.base_url).chat_model()
+def branch_agent(store: SessionStore, config: ModelConfig, turn: TurnView, branch: Branch) -> Agent:
+    """The agent of a branch: its settings, the chosen tools, memory bound; the model through the app's policy."""
+    model = config.with_model(branch.run.model, branch.run.base_url).chat_model()
     known = available_tools()
-    tools: list[Tool] = [known[name] for name in branch.tools if name in known]
+    tools: list[Tool] = [known[name] for name in branch.run.tools or () if name in known]
     with contextlib.suppress(MemoryRefused):  # an invalid memory scope leaves them unbound: they say so when called
         tools = bind_memory_tools(tools, MemoryStore(store.engine, actor=store.actor), session_id=None)
-    return Agent(model, tools, protocol=branch.protocol, settings=settings, instructions=branch.instructions or None)
+    settings = branch.run.agent
+    return Agent(
+        model, tools, protocol=branch.run.protocol, settings=settings, instructions=branch.instructions or None
+    )
 
 
 def resample_panel(
@@ -232,9 +228,9 @@ def resample_panel(
     temperature = st.slider(tw("whatif.temperature"), 0.0, 1.5, start, 0.1, key=f"{key}_sample_temperature")
     names = st.text_input(tw("resample.models"), value="", key=f"{key}_models", max_chars=500)
     if st.button(tw("resample.go"), key=f"{key}_sample", disabled=not config.configured):
-        models = [m.strip() for m in names.split(",") if m.strip()] or [turn.model or config.model]
+        models = [m.strip() for m in names.split(",") if m.strip()] or [turn.model or config.run.model]
         try:
-            chats = [dataclasses.replace(config, model=name).chat_model() for name in models]
+            chats = [config.with_model(name).chat_model() for name in models]
             resample_step(store, session_id, turn.run_id, step.number, chats, k, tools=same_tools(turn),
                           temperature=temperature)  # fmt: skip
         except (ModelError, ValueError, KeyError) as exc:

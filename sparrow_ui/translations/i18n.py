@@ -79,7 +79,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "agent.temperature": {"en": "Temperature", "zh": "温度"},
     "agent.tools": {"en": "Tools", "zh": "工具"},
     "agent.max_tokens": {"en": "Max tokens per reply", "zh": "每次回复的最大 token 数"},
-    "agent.max_tools": {"en": "Tools offered per step (0 = all)", "zh": "每步提供的工具数（0 = 全部）"},
+    "agent.max_tools": {"en": "Tools offered per step (empty = all)", "zh": "每步提供的工具数（留空 = 全部）"},
+    "agent.max_tools_all": {"en": "all", "zh": "全部"},
     "agent.max_tools_help": {
         "en": "With many tools, offer only the most relevant ones to the model each step (BM25 over names and "
         "descriptions). The trace shows which were offered.",

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from agent_core.models import ModelError, OpenAIChatModel
 from agent_core.models.endpoints import EndpointPolicy, OperatorEndpoint, endpoint_identity
+from agent_core.runtime.run_settings import RunSettings
 from agent_core.testing import FakeOpenAIServer
 from agent_core.tools.network.addresses import AddressPolicy
 from sparrow_ui.access import auth
@@ -146,7 +147,8 @@ def test_locked_settings_use_the_operators_endpoint_whatever_the_tab_holds(
     monkeypatch.setenv("SPARROW_MODEL", "fake-model")
     at = app(monkeypatch, signed_in=True, sparrow={"lock_model_settings": True})
     assert not [w for w in at.text_input if w.key in ("cfg_base_url", "cfg_api_key", "cfg_model")]
-    at.session_state["_sparrow_settings"]["cfg_base_url"] = typed.base_url  # even a forged tab state
+    forged = at.session_state["_sparrow_settings"].changed(base_url=typed.base_url)
+    at.session_state["_sparrow_settings"] = forged  # even a forged tab state
     press_test_and_ask(at)
     assert typed.keys_seen == [] and set(operator.keys_seen) == {f"Bearer {OPERATOR_KEY}"}
 
@@ -158,7 +160,7 @@ def test_dns_rebinding_is_caught_at_connect_time(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(endpoints, "resolve", lambda host, port, timeout: ["93.184.216.34"])
     policy = EndpointPolicy(guard_addresses=True)
     url = typed.base_url.replace("127.0.0.1", "localhost")
-    config = ModelConfig("custom", url, "fake-model", TYPED_KEY, "react", 3, 0.0, (), endpoints=policy)
+    config = ModelConfig(RunSettings(provider="custom", base_url=url, model="fake-model"), TYPED_KEY, policy)
     model = config.chat_model()
     with pytest.raises(ModelError, match="loopback"):
         model.list_models()
@@ -234,6 +236,8 @@ def test_a_locked_policy_holds_whatever_config_reaches_the_client(typed: FakeOpe
     """Compare's rerun form may change the model name of a config: a locked policy still decides (at chat_model)."""
     first = OperatorEndpoint("http://127.0.0.1:9/v1", OPERATOR_KEY, "ops", ("ops-model",))
     policy = EndpointPolicy((first,), locked=True)
-    forged = ModelConfig("custom", typed.base_url, "other-model", TYPED_KEY, "react", 3, 0.0, (), endpoints=policy)
+    forged = ModelConfig(
+        RunSettings(provider="custom", base_url=typed.base_url, model="other-model"), TYPED_KEY, policy
+    )
     model = forged.chat_model()
     assert (model.endpoint, model.name, model._client.api_key) == ("http://127.0.0.1:9/v1", "ops-model", OPERATOR_KEY)

@@ -60,4 +60,4 @@ def test_without_sign_in_one_file_serves_the_server_as_before(tmp_path: Path) ->
     at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=30)
     at.run()
     at.text_input(key="cfg_base_url").set_value("http://localhost:11434/v1").run()
-    assert '"cfg_base_url": "http://localhost:11434/v1"' in settings_path().read_text(encoding="utf-8")
+    assert '"base_url": "http://localhost:11434/v1"' in settings_path().read_text(encoding="utf-8")

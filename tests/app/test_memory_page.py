@@ -183,7 +183,8 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
 
 
 def ask(at: AppTest, question: str) -> AppTest:
-    at.session_state["cfg_tool_approval"] = {"remember": False}  # trusted on the Tools page (it asks by default)
+    trusted = at.session_state["_sparrow_settings"].changed(tool_approval={"remember": False})
+    at.session_state["_sparrow_settings"] = trusted  # as if trusted on the Tools page (it asks by default)
     at.chat_input(key="question").set_value(question).run()
     assert not at.exception, at.exception
     return at

@@ -15,7 +15,6 @@ from agent_core.runtime.session_runs import (
     config_from_agent,
     resume_run,
     run_in_session,
-    settings_from_config,
 )
 from agent_core.store import SessionConfig, SessionStore, record_events
 from agent_core.testing import FunctionModel
@@ -57,9 +56,9 @@ def test_an_unknown_stored_protocol_falls_back_to_react(store: SessionStore) -> 
 
 
 def test_stored_settings_that_are_unknown_or_invalid_fall_back_to_defaults() -> None:
-    settings = settings_from_config({"max_steps": "7", "keep_steps": "many", "from_the_future": 1})
+    settings = AgentSettings.from_record({"max_steps": "7", "keep_steps": "many", "from_the_future": 1})
     assert (settings.max_steps, settings.keep_steps) == (7, AgentSettings().keep_steps)
-    assert settings_from_config({"max_steps": 0}).max_steps == 10
+    assert AgentSettings.from_record({"max_steps": 0}).max_steps == 10
 
 
 def test_an_interrupted_run_resumes_after_its_last_complete_step(store: SessionStore) -> None:

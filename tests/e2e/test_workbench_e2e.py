@@ -98,7 +98,7 @@ def test_settings_and_language_stay_across_every_page_and_a_reload(  # type: ign
     wait_for_app(tab)
     side.get_by_text("智能体", exact=True).click()
     side.get_by_text("原生工具调用").click()
-    saved(data, cfg_model="fake-model", cfg_protocol="tools")
+    saved(data, model="fake-model", protocol="tools")
     wait_for_app(tab)
     expect(side.locator('label:has-text("原生工具调用") input')).to_be_checked()
     expect(side.get_by_label("模型名称")).to_have_value("fake-model")

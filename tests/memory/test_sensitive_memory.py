@@ -17,6 +17,7 @@ from agent_core.events import ApprovalRequested
 from agent_core.longterm import MemoryStore
 from agent_core.longterm.memory_guard import MemoryRefused, check_memory
 from agent_core.longterm.memory_tools import make_memory_tools
+from agent_core.runtime.run_settings import RunSettings
 from agent_core.testing import ScriptedModel
 from agent_core.tools import fetch_url
 from agent_core.tools.network.weather import get_weather
@@ -154,10 +155,10 @@ def test_tools_that_send_or_store_data_ask_first_in_the_app() -> None:
     memory_tools = make_memory_tools(MemoryStore.open("sqlite://"))
     tools = {t.name: t for t in [web_search, fetch_url, get_weather, *memory_tools]}
     assert set(ASK_FIRST) <= set(tools)
-    config = ModelConfig("openai", None, "m", "k", "react", 5, 0.0, tuple(tools))
+    config = ModelConfig(RunSettings(model="m", tools=tuple(tools)), "k")
     app_settings = config.agent_settings().tool_approval
     assert {name for name, tool in tools.items() if asks_first(tool, app_settings)} == set(ASK_FIRST)
-    trusted = ModelConfig("openai", None, "m", "k", "react", 5, 0.0, tuple(tools), tool_approval=(("remember", False),))
+    trusted = ModelConfig(RunSettings(model="m", tools=tuple(tools)).changed(tool_approval={"remember": False}), "k")
     assert not asks_first(tools["remember"], trusted.agent_settings().tool_approval)
     assert asks_first(tools["web_search"], trusted.agent_settings().tool_approval)
 
@@ -194,4 +195,11 @@ def test_the_tools_page_shows_and_changes_the_setting(tmp_path, monkeypatch: pyt
     assert at.toggle(key="ask_first_web_search").value is True
     assert at.toggle(key="ask_first_calculator").value is False
     at.toggle(key="ask_first_remember").set_value(False).run()
-    assert at.session_state["cfg_tool_approval"] == {"remember": False}
+    assert at.session_state["_sparrow_settings"].agent.tool_approval == {"remember": False}
+    again = AppTest.from_file(APP, default_timeout=TIMEOUT)  # a reload: the choice was saved with the settings
+    again.run()
+    again.switch_page("pages/tools.py").run()
+    assert (again.toggle(key="ask_first_remember").value, again.toggle(key="ask_first_web_search").value) == (
+        False,
+        True,
+    )
