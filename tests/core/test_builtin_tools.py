@@ -44,8 +44,26 @@ def test_calculator_computes(expression: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("144 / 12 = 12.5", "12 (evaluated 144 / 12; the '= 12.5' after it was not used)"),
+        ("1000 - 387 = 397.8", "613 (evaluated 1000 - 387; the '= 397.8' after it was not used)"),
+        ("17 * 23 = 391", "391 (evaluated 17 * 23; the '= 391' after it was not used)"),
+        ("1 + 1 =", "2"),
+    ],
+)
+def test_a_claimed_result_after_equals_is_not_used_and_said_so(expression: str, expected: str) -> None:
+    assert calc(expression) == expected
+
+
+@pytest.mark.parametrize(
     ("expression", "message"),
     [
+        ("2 == 2", "calculator: Compare is not allowed"),
+        ("3 <= 4", "calculator: Compare is not allowed"),
+        ("= 5", "calculator: not a valid expression"),
+        ("x = 5", "calculator: unknown name 'x'"),
+        ("1 / 0 = 0", "calculator: division by zero"),
         ("__import__('os').system('echo pwned')", "calculator: function \"__import__('os').system\" is not allowed"),
         ("os.system", "calculator: Attribute is not allowed; use numbers, operators and functions"),
         ("x + 1", "calculator: unknown name 'x'; allowed constants: pi, e, tau"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,7 @@ from agent_core.tools.builtin.arith_bounds import MAX_DIGITS, check_power, check
 from agent_core.tools.tool import ToolError, tool
 
 MAX_LENGTH = 500
-__all__ = ["MAX_DIGITS", "MAX_LENGTH", "calculator", "evaluate", "format_number"]
+__all__ = ["MAX_DIGITS", "MAX_LENGTH", "calculator", "evaluate", "format_number", "split_claim"]
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
@@ -52,6 +53,8 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "hypot": math.hypot,
 }
 _CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau}
+_CLAIM = re.compile(r"=(?!=)")
+"""A lone ``=`` (not ``==``, ``<=``, ``>=``, ``!=``): what follows it is the caller's claimed result."""
 _SYMBOLS = str.maketrans({"×": "*", "÷": "/", "−": "-", "^": "**", "（": "(", "）": ")", "，": ","})
 
 
@@ -64,7 +67,25 @@ def calculator(expression: str) -> str:
     Args:
         expression: e.g. "(2 + 3) * 4" or "sqrt(2) * pi".
     """
-    return format_number(evaluate(expression))
+    left, claim = split_claim(expression)
+    value = format_number(evaluate(left))
+    return value if claim is None else f"{value} (evaluated {left.strip()}; the '= {claim}' after it was not used)"
+
+
+def split_claim(expression: str) -> tuple[str, str | None]:
+    """``"144 / 12 = 12.5"`` → ``("144 / 12 ", "12.5")``: small models write the result they expect after the sum.
+
+    The left side is evaluated and the claim named as unused, so a wrong guess is corrected rather than refused
+    (measured with SmolLM2-135M: refused as invalid syntax, it sent the same call again until the run ended).
+    Only a lone ``=`` outside parentheses counts (``sqrt(x=4)`` and ``2 == 2`` are refused as before).
+    """
+    depth = 0
+    for index, char in enumerate(expression):
+        depth += (char in "([") - (char in ")]")
+        lone = _CLAIM.match(expression, index) and index > 0 and expression[index - 1] not in "=<>!"
+        if depth == 0 and lone and expression[:index].strip():
+            return expression[:index], expression[index + 1 :].strip()[:40] or None
+    return expression, None
 
 
 def evaluate(expression: str) -> int | float:
