@@ -24,6 +24,7 @@ from agent_core.longterm.memory_store import MemoryNotFound
 from agent_core.models.local_llama import local_chat_model
 from agent_core.models.model_errors import ModelError
 from agent_core.runtime.catalog import tool_catalog
+from agent_core.runtime.env_settings import env_settings
 from agent_core.runtime.session_runs import NothingToResume, protocol_from_config, settings_from_config
 from agent_core.store import (
     LOCAL_ADMIN,
@@ -91,7 +92,7 @@ def model_from_args(args: argparse.Namespace, default_model: str | None = None) 
         return local_model(args)
     try:
         return models.OpenAIChatModel(  # the openai client is imported here, by the commands that call a model
-            args.model or os.environ.get("SPARROW_MODEL") or default_model or None,
+            args.model or env_settings().sparrow_model or default_model or None,
             api_key=args.api_key,
             base_url=args.base_url,
             timeout=args.timeout,
@@ -207,6 +208,6 @@ def store_errors() -> Iterator[None]:
 
 def open_store(args: argparse.Namespace) -> SessionStore:
     """The store for ``--db`` (or the default); the API key in use is redacted should it ever turn up."""
-    secrets = [getattr(args, "api_key", None), os.environ.get("OPENAI_API_KEY")]
+    secrets = [getattr(args, "api_key", None), env_settings().openai_api_key]
     with store_errors():
         return SessionStore.open(args.db, secrets=secrets).acting_as(actor_of(args))

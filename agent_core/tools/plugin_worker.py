@@ -6,22 +6,19 @@ the tools) so that neither imports the other.
 
 from __future__ import annotations
 
-import os
 from multiprocessing.connection import Connection
 from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from agent_core.runtime.env_settings import env_settings
 from agent_core.tools import plugins
 from agent_core.tools.isolated import IsolatedTool, Loader, WorkerPool, isolation_on
 from agent_core.tools.tool import Tool, ToolError
 
 
 def _pool_size() -> int:
-    try:
-        return max(1, int(os.environ.get("SPARROW_PLUGIN_WORKERS", "2")))
-    except ValueError:
-        return 2
+    return env_settings().sparrow_plugin_workers
 
 
 def isolate(loaded: plugins.LoadedTools) -> list[Tool]:

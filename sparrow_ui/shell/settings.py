@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_core.models import DEFAULT_MODEL
 from agent_core.models.providers import guess_provider
+from agent_core.runtime.env_settings import env_settings
 from sparrow_ui.access.auth import identity
 from sparrow_ui.shell.browser_language import browser_language
 from sparrow_ui.shell.state import available_tools
@@ -58,7 +58,7 @@ class SavedSettings(BaseModel):
 
 def settings_path(user: str | None = None) -> Path:
     """Where the settings are kept, beside the session database: one file, or one per signed-in ``user``."""
-    data = Path(os.environ.get("SPARROW_DATA_DIR") or "data")
+    data = env_settings().sparrow_data_dir
     if user is None:
         return data / "ui_settings.json"
     return data / "ui_settings" / f"{hashlib.sha256(user.encode('utf-8')).hexdigest()[:32]}.json"
@@ -66,12 +66,12 @@ def settings_path(user: str | None = None) -> Path:
 
 def _from_environment() -> SavedSettings:
     """The first-visit settings: what OPENAI_BASE_URL and SPARROW_MODEL say."""
-    env_url = os.environ.get("OPENAI_BASE_URL") or None
+    env_url = env_settings().openai_base_url
     guessed = guess_provider(env_url)
     return SavedSettings(
         cfg_provider=guessed.key,
         cfg_base_url=env_url or (guessed.base_url if guessed.key != "openai" else "") or "",
-        cfg_model=os.environ.get("SPARROW_MODEL") or (guessed.models[0] if guessed.models else DEFAULT_MODEL),
+        cfg_model=env_settings().sparrow_model or (guessed.models[0] if guessed.models else DEFAULT_MODEL),
     )
 
 
