@@ -109,6 +109,14 @@ class WorkerPool:
             self._give(worker)
         return _outcome(kind, value)
 
+    def close(self) -> None:
+        """Stop the idle workers (a busy one goes back to the pool; every worker is a daemon, ended at exit)."""
+        with self.lock:
+            idle, self.idle = self.idle, []
+            self.started -= len(idle)
+        for worker in idle:
+            worker.kill()
+
     def pids(self) -> list[int]:
         """Process ids of the idle workers (for tests and the curious)."""
         with self.lock:
