@@ -7,6 +7,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from agent_core.runtime.process_resources import Resources, owning, resources
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,7 +21,7 @@ def test_an_owner_opens_each_resource_once_and_closes_them_last_opened_first() -
         closed.append("broken")
         raise RuntimeError("will not close")
 
-    with Resources() as owner:
+    with pytest.warns(RuntimeWarning, match="could not close b: RuntimeError: will not close"), Resources() as owner:
         first = owner.get("a", list, lambda _: closed.append("a"))
         assert owner.get("a", list, lambda _: closed.append("again")) is first
         owner.get("b", object, broken)
