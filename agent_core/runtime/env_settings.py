@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, ValidationError
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 
 def _comma_list(value: Any) -> Any:
@@ -169,6 +169,18 @@ class EnvSettings(BaseSettings):
     """The client certificate's private key (PEM)."""
     otel_exporter_otlp_traces_client_key: str | None = Field(default=None, repr=False)
     """The same, for traces only (wins)."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """The values given, then the process environment: Sparrow reads no ``.env`` file and no secrets folder."""
+        return init_settings, env_settings
 
     def otlp(self, name: str) -> str:
         """``OTEL_EXPORTER_OTLP_TRACES_<NAME>`` if set, else ``OTEL_EXPORTER_OTLP_<NAME>``, else ``""``."""

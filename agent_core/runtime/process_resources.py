@@ -73,7 +73,11 @@ def resources() -> Resources:
 
 @contextmanager
 def owning(owner: Resources | None = None) -> Iterator[Resources]:
-    """Make ``owner`` (a new one by default) own what is opened inside the block, from any thread; close it after."""
+    """Make ``owner`` (a new one by default) own what is opened inside the block, from any thread; close it after.
+
+    Blocks nest (the innermost owns). The owner is the process's, not the thread's, so that the threads a command
+    starts (tool calls, experiment units) open into it too: one command at a time per process, as the CLI runs.
+    """
     owner = owner or Resources()
     with _lock:
         _owners.append(owner)
