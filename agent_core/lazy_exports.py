@@ -28,3 +28,15 @@ def lazy_exports(package: str, origins: dict[str, str]) -> tuple[Callable[[str],
         return sorted(set(vars(sys.modules[package])) | origins.keys())
 
     return __getattr__, __dir__
+
+
+def deferred(origin: str, name: str) -> Callable[..., Any]:
+    """A function that imports ``origin`` when first called and calls its ``name`` (a command's handler: the
+    module, and what it imports, is loaded only when that command runs)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(origin), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``{origin}.{name}``, imported on first call."
+    return call

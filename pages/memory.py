@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 import streamlit as st
 
 from agent_core.longterm.memory_guard import MAX_CHARS, MemoryRefused
 from agent_core.longterm.memory_store import DEFAULT_SCOPE, MemoryStore, default_scope
+from agent_core.runtime.env_settings import env_settings
 from sparrow_ui.access.ownership import claim_memories
 from sparrow_ui.panels.memory_cards import memory_card, save_fact
 from sparrow_ui.shell.sidebar import frame
@@ -26,7 +25,7 @@ st.caption(t("memory.intro"))
 try:
     run_scope = default_scope()
 except MemoryRefused:
-    st.error(t("memory.scope_env_invalid", scope=os.environ.get("SPARROW_MEMORY_SCOPE", "")))
+    st.error(t("memory.scope_env_invalid", scope=env_settings().sparrow_memory_scope or ""))
     run_scope = DEFAULT_SCOPE
 chosen = st.selectbox(
     t("memory.scope"),

@@ -7,14 +7,13 @@ import sys
 from collections.abc import Callable, Iterator
 from functools import partial
 
+from agent_core.cli.agent_options import agent_from_args, approvals_of
 from agent_core.cli.common import (
     CliError,
     add_approval_option,
     add_content_option,
     add_db_option,
     add_model_options,
-    agent_from_args,
-    approvals_of,
     open_store,
     store_errors,
 )

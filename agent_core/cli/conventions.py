@@ -1,12 +1,10 @@
-"""Command-line conventions: the program's name as it was invoked, ``--version``, and ``NO_COLOR``."""
+"""Command-line conventions: the program's name as it was invoked and ``--version`` (``NO_COLOR``: ``terminal``)."""
 
 from __future__ import annotations
 
-import os
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import TextIO
 
 DISTRIBUTION = "sparrow-agent"
 
@@ -25,9 +23,3 @@ def version() -> str:
         return metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:
         return "unknown"
-
-
-def use_color(stream: TextIO, environ: dict[str, str] | None = None) -> bool:
-    """Colour only on a terminal, and never when ``NO_COLOR`` is set to anything non-empty (no-color.org)."""
-    env = os.environ if environ is None else environ
-    return not env.get("NO_COLOR") and stream.isatty()

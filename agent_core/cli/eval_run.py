@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import signal
 import sys
 import time
@@ -46,6 +45,7 @@ from agent_core.experiments.run_configs import ConfigFileError, check_config, re
 from agent_core.experiments.scorer_registry import load_scorers
 from agent_core.guards.limits import CancelToken
 from agent_core.models.openai_compat import DEFAULT_MODEL
+from agent_core.runtime.env_settings import env_settings
 from agent_core.store import SessionStore
 from agent_core.store.database import database_url
 
@@ -94,7 +94,7 @@ def configs_of(args: argparse.Namespace) -> list[RunConfig]:
         for path in args.config or []:
             configs.extend(read_configs(path))
         tools = tuple(t.strip() for t in args.tools.split(",") if t.strip()) if args.tools else None
-        models = args.model or ([] if configs else [os.environ.get("SPARROW_MODEL") or DEFAULT_MODEL])
+        models = args.model or ([] if configs else [env_settings().sparrow_model or DEFAULT_MODEL])
         for model in models:
             configs.append(
                 RunConfig(

@@ -13,7 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 
 from agent_core.cli.conventions import program_name, version
-from agent_core.cli.exit_codes import EXIT_RUN_FAILED, CliError
+from agent_core.cli.exit_codes import EXIT_RUN_FAILED, EXIT_USAGE, CliError
+from agent_core.runtime.process_resources import owning
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "ask": ("agent_core.cli.ask_cmd", "answer a question, printing the live trace to stderr"),
@@ -49,21 +50,25 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
-        return handler(args)
+        with owning():  # the command owns what it starts (MCP servers, trace senders, ...): stopped as it returns
+            return handler(args)
     except CliError as exc:
         print(f"sparrow: {exc}", file=sys.stderr)
         return exc.code
     except BrokenPipeError:
         return EXIT_RUN_FAILED
     except Exception as exc:  # never a raw traceback for the user
-        if _database_outage(exc):  # a run stopped by a long database outage: one sentence, resumable
+        if _loaded_error(exc, "agent_core.runtime.env_settings", "EnvSettingsError"):  # a bad variable: one sentence
+            print(f"sparrow: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if _loaded_error(exc, "agent_core.store.outage", "DatabaseUnavailable"):  # a long outage stopped a run
             print(f"sparrow: {exc}", file=sys.stderr)
             return EXIT_RUN_FAILED
         print(f"sparrow: unexpected error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_RUN_FAILED
 
 
-def _database_outage(exc: Exception) -> bool:
-    """True for the store's DatabaseUnavailable (looked up only if the store was loaded: --help never loads it)."""
-    outage = sys.modules.get("agent_core.store.outage")
-    return outage is not None and isinstance(exc, outage.DatabaseUnavailable)
+def _loaded_error(exc: Exception, module: str, name: str) -> bool:
+    """True when ``exc`` is ``module.name``, looked up only if that module was loaded (--help loads neither)."""
+    loaded = sys.modules.get(module)
+    return loaded is not None and isinstance(exc, getattr(loaded, name))

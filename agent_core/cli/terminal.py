@@ -5,15 +5,21 @@ from __future__ import annotations
 import json
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from typing import TextIO
 
 from agent_core.cli.common import EXIT_CANCELLED, EXIT_OK, EXIT_RUN_FAILED, CliError
-from agent_core.cli.conventions import use_color
 from agent_core.cli.trace_printer import TracePrinter
 from agent_core.engine.approvals import Approvals, approval_key
 from agent_core.events import ApprovalRequested, Event, RunFinished
 from agent_core.guards.limits import CancelToken
 from agent_core.guards.output_check import HidingWriter, hide_configured
+from agent_core.runtime.env_settings import env_settings
+
+
+def use_color(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
+    """Colour only on a terminal, and never when ``NO_COLOR`` is set to anything non-empty (no-color.org)."""
+    return not env_settings(environ).no_color and stream.isatty()
 
 
 def ask_terminal(event: ApprovalRequested) -> bool:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TextIO
 
 from agent_core.cli.exit_codes import EXIT_OK
-from agent_core.cli.mcp_option import add_mcp_option, mcp_source, print_servers
+from agent_core.cli.mcp_option import add_mcp_option, mcp_source
 from agent_core.engine.approval_policy import app_defaults, asks_first
-from agent_core.runtime.catalog import tool_catalog
+from agent_core.runtime.catalog import Catalog, tool_catalog
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,3 +36,13 @@ def cmd_tools(args: argparse.Namespace) -> int:
         print(f"{t.name} [{catalog.origins.get(t.name, '?')}{approval}]: {t.description}{asks}")
         print(json.dumps(t.parameters, indent=2, ensure_ascii=False))
     return EXIT_OK
+
+
+def print_servers(catalog: Catalog, out: TextIO) -> None:
+    """One status line per configured MCP server (nothing when none is configured)."""
+    if not catalog.mcp_servers:
+        return
+    print("MCP servers:", file=out)
+    for server in catalog.mcp_servers:
+        print(f"  {server.status().line()}", file=out)
+    print(file=out)

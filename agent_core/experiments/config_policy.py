@@ -23,8 +23,8 @@ from collections.abc import Mapping
 
 from agent_core.models.endpoints import Connection, EndpointPolicy, OperatorEndpoint
 from agent_core.models.model_errors import ModelError
+from agent_core.runtime.env_settings import env_settings
 from agent_core.tools.network.addresses import AddressPolicy
-from agent_core.tools.network.http_client import env_flag
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 KEY_ENVS_ENV = "SPARROW_EVAL_KEY_ENVS"
@@ -45,16 +45,16 @@ class ConfigFileError(ValueError):
     """A configuration file or option that cannot be used (one sentence per problem)."""
 
 
-def operator_key_envs(environ: Mapping[str, str]) -> set[str]:
+def operator_key_envs(environ: Mapping[str, str] | None = None) -> set[str]:
     """The names the operator allows on top of the ``_KEY`` rule."""
-    return {n.strip() for n in environ.get(KEY_ENVS_ENV, "").split(",") if n.strip()}
+    return set(env_settings(environ).sparrow_eval_key_envs)
 
 
 def key_env_problem(name: str, environ: Mapping[str, str] | None = None) -> str | None:
     """Why ``api_key_env`` may not name ``name`` (one sentence), or None when it may."""
     if _NEVER.search(name):
         return f"api_key_env {name!r} names one of the app's settings or a credential, never sent to a model endpoint"
-    if _KEY_NAME.search(name) or name in operator_key_envs(os.environ if environ is None else environ):
+    if _KEY_NAME.search(name) or name in operator_key_envs(environ):
         return None
     return (
         f"api_key_env {name!r} is not a model key: name a variable ending in _API_KEY or _KEY, "
@@ -62,13 +62,14 @@ def key_env_problem(name: str, environ: Mapping[str, str] | None = None) -> str 
     )
 
 
-def environment_policy(environ: Mapping[str, str]) -> EndpointPolicy:
+def environment_policy(environ: Mapping[str, str] | None = None) -> EndpointPolicy:
     """The CLI's and the workers' endpoint policy: the operator's endpoint from the environment, addresses guarded."""
-    url, key = environ.get("OPENAI_BASE_URL") or None, environ.get(DEFAULT_KEY_ENV) or None
+    env = env_settings(environ)
+    url, key = env.openai_base_url, env.openai_api_key
     endpoints = (OperatorEndpoint(url, key, url or "OpenAI"),) if url or key else ()
-    networks = [n for n in environ.get(ALLOWED_NETWORKS_ENV, "").split(",") if n.strip()]
+    networks = env.sparrow_allowed_endpoint_networks
     try:
-        addresses = AddressPolicy.build(allow_private=env_flag(ALLOW_PRIVATE_ENV, environ), allowed_networks=networks)
+        addresses = AddressPolicy.build(allow_private=env.sparrow_allow_private_endpoints, allowed_networks=networks)
     except ValueError as exc:
         raise ConfigFileError(f"{ALLOWED_NETWORKS_ENV}: {exc}") from None
     return EndpointPolicy(endpoints, guard_addresses=True, addresses=addresses)
@@ -78,10 +79,10 @@ def checked_connection(
     base_url: str | None, key_env: str, label: str, environ: Mapping[str, str] | None = None
 ) -> Connection:
     """Where a configuration's client connects and with which key; ConfigFileError (one sentence) when refused."""
-    environ = os.environ if environ is None else environ
     if (problem := key_env_problem(key_env, environ)) is not None:
         raise ConfigFileError(f"{label}: {problem}")
-    typed = None if key_env == DEFAULT_KEY_ENV else environ.get(key_env) or None
+    # the key variable a configuration names is the operator's choice, not one of Sparrow's settings
+    typed = None if key_env == DEFAULT_KEY_ENV else (os.environ if environ is None else environ).get(key_env) or None
     try:
         return environment_policy(environ).connection(base_url, typed)
     except ModelError as exc:

@@ -9,7 +9,6 @@ the unit runs again. Stop (``cancel``) lets running items end as ``cancelled`` a
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -38,6 +37,7 @@ from agent_core.experiments.scores import RunFacts, Score, ScoringContext, failu
 from agent_core.guards.limits import CancelToken
 from agent_core.models.chat_model import ChatModel
 from agent_core.models.pricing import PriceTable, env_prices_or_catalogue
+from agent_core.runtime.env_settings import env_settings
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.store.run_owners import this_process
@@ -156,7 +156,7 @@ class ExperimentRunner:
         """The judge: the one given, else the experiment's recorded one, else $SPARROW_JUDGE_MODEL (then recorded)."""
         config = info.judge
         if config is None:
-            name = os.environ.get(JUDGE_ENV) if self.judge_model is None else self.judge_model.name
+            name = env_settings().sparrow_judge_model if self.judge_model is None else self.judge_model.name
             config = RunConfig(name="judge", model=name) if name else None
             if config is not None:
                 record_judge(self.store, info.id, config)

@@ -17,11 +17,11 @@ that raises, or returns something else, is a clear error on that item; the exper
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any, overload
 
 from agent_core.experiments.scores import Score, ScoringContext
+from agent_core.runtime.env_settings import env_settings
 from agent_core.tools.plugins import import_module as load_plugin_module
 
 SCORERS_ENV = "SPARROW_SCORERS"
@@ -53,9 +53,8 @@ def registered() -> dict[str, ScorerFn]:
 def load_scorers(specs: str | None = None) -> list[str]:
     """Import the scorer modules in ``specs`` (default ``$SPARROW_SCORERS``, comma-separated); their problems."""
     problems = []
-    for spec in [s.strip() for s in (specs if specs is not None else os.environ.get(SCORERS_ENV, "")).split(",")]:
-        if not spec:
-            continue
+    listed = env_settings().sparrow_scorers if specs is None else [s.strip() for s in specs.split(",") if s.strip()]
+    for spec in listed:
         try:
             load_plugin_module(spec)
         except Exception as exc:  # a broken module is reported, the others still load

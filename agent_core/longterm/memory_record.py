@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from agent_core.longterm.memory_guard import MemoryRefused
+from agent_core.runtime.env_settings import env_settings
 
 DEFAULT_SCOPE = "default"
 _SCOPE = re.compile(r"^[\w.@:-]{1,64}$")
@@ -64,7 +64,7 @@ class MemoryRecord:
 def default_scope() -> str:
     """The scope runs use unless told otherwise: ``$SPARROW_MEMORY_SCOPE``, else ``default``."""
     try:
-        return check_scope(os.environ.get("SPARROW_MEMORY_SCOPE") or DEFAULT_SCOPE)
+        return check_scope(env_settings().sparrow_memory_scope or DEFAULT_SCOPE)
     except MemoryRefused as exc:
         raise MemoryRefused("scope", f"SPARROW_MEMORY_SCOPE: {exc.reason}") from None
 

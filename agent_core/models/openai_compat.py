@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -28,6 +27,7 @@ from agent_core.models.endpoint_check import (
 from agent_core.models.guarded_transport import GuardedTransport
 from agent_core.models.model_errors import ModelError
 from agent_core.models.stream_reader import StreamAccumulator, pumped, reasoning_of, usage_of
+from agent_core.runtime.env_settings import env_settings
 from agent_core.tools.network.addresses import AddressPolicy
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -54,10 +54,10 @@ class OpenAIChatModel:
         use_environment: bool = True,
         address_policy: AddressPolicy | None = None,
     ) -> None:
-        environ = os.environ if use_environment else {}
-        self.name = model or environ.get("SPARROW_MODEL") or DEFAULT_MODEL
-        self.base_url = base_url or environ.get("OPENAI_BASE_URL") or None
-        key = api_key or environ.get("OPENAI_API_KEY") or None
+        env = env_settings({} if not use_environment else None)
+        self.name = model or env.sparrow_model or DEFAULT_MODEL
+        self.base_url = base_url or env.openai_base_url
+        key = api_key or env.openai_api_key
         if key is None and self.base_url is None:
             raise ModelError(
                 "config",

@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from typing import Any
 
 from agent_core.events import ModelSampled, RunStarted, Usage
 from agent_core.models.price_catalog import catalogue_cost, per_million
+from agent_core.runtime.env_settings import env_settings
 
 PRICES_ENV = "SPARROW_PRICES"
 """Environment variable holding a JSON object of price overrides."""
@@ -163,7 +163,7 @@ def parse_prices(text: str) -> dict[str, Price | None]:
 
 def prices_from_env(environ: Mapping[str, str] | None = None) -> PriceTable:
     """The catalogue prices with the overrides of ``$SPARROW_PRICES`` (if set) applied."""
-    text = (os.environ if environ is None else environ).get(PRICES_ENV, "").strip()
+    text = env_settings(environ).sparrow_prices or ""
     if not text:
         return DEFAULT_TABLE
     try:

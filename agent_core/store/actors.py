@@ -14,9 +14,10 @@ so a refusal tells nothing about another user's session, not even that it exists
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from agent_core.runtime.env_settings import env_settings
 
 OWNER_MAX_CHARS = 520
 """Longest owner stored: ``ISSUER#SUBJECT`` (an issuer URL and a subject of at most 255 characters each)."""
@@ -95,7 +96,7 @@ LOCAL_ADMIN = Actor(None, is_admin=True)
 def admins(configured: Iterable[str] | str | None = None) -> frozenset[str]:
     """Admin emails and subjects: ``configured`` (a list or a comma-separated string) and ``$SPARROW_ADMINS``."""
     values = [configured] if isinstance(configured, str) else list(configured or [])
-    values.append(os.environ.get("SPARROW_ADMINS", ""))
+    values.extend(env_settings().sparrow_admins)
     return frozenset(p.strip().lower() for v in values for p in str(v).split(",") if p.strip())
 
 

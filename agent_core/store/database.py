@@ -9,7 +9,6 @@ writers meet.
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from sqlalchemy import Connection, Engine, event, make_url, text
 from sqlalchemy.engine import URL
 from sqlmodel import StaticPool, create_engine
 
+from agent_core.runtime.env_settings import env_settings
 from agent_core.store.outage import read_only_refusal
 from agent_core.store.schema import (
     SCHEMA_VERSION,
@@ -46,10 +46,10 @@ def database_url(url: str | None = None) -> str:
     """
     if url:
         return with_driver(url)
-    if os.environ.get("DATABASE_URL"):
-        return with_driver(os.environ["DATABASE_URL"].strip())
-    data_dir = Path(os.environ.get("SPARROW_DATA_DIR") or "data")
-    return f"sqlite:///{(data_dir / DEFAULT_DB_FILE).absolute()}"
+    env = env_settings()
+    if env.database_url:
+        return with_driver(env.database_url)
+    return f"sqlite:///{(env.sparrow_data_dir / DEFAULT_DB_FILE).absolute()}"
 
 
 def with_driver(url: str) -> str:

@@ -11,12 +11,13 @@ only), the run stops with ``DatabaseUnavailable``: the run has no ``run_finished
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from sqlalchemy.exc import DBAPIError, OperationalError
+
+from agent_core.runtime.env_settings import env_settings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -34,11 +35,8 @@ class DatabaseUnavailable(RuntimeError):
 
 
 def retry_budget() -> float:
-    """Seconds to keep retrying a failed write (``SPARROW_DB_RETRY_S``, default 30; a bad value means the default)."""
-    try:
-        return max(0.0, float(os.environ.get("SPARROW_DB_RETRY_S", DEFAULT_RETRY_S)))
-    except ValueError:
-        return DEFAULT_RETRY_S
+    """Seconds to keep retrying a failed write (``SPARROW_DB_RETRY_S``, default 30)."""
+    return env_settings().sparrow_db_retry_s
 
 
 def transient(exc: BaseException) -> bool:

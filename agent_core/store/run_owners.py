@@ -25,6 +25,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from agent_core.events import Event
 from agent_core.guards.limits import CancelToken
+from agent_core.runtime.env_settings import env_settings
 from agent_core.store.database import writer
 from agent_core.store.event_codec import decode
 from agent_core.store.outage import DatabaseUnavailable, with_retry
@@ -45,7 +46,7 @@ class SessionBusy(RuntimeError):
 
 def replica_id() -> str:
     """This replica's name: ``$SPARROW_REPLICA_ID``, else the host name."""
-    return os.environ.get("SPARROW_REPLICA_ID") or socket.gethostname()
+    return env_settings().sparrow_replica_id or socket.gethostname()
 
 
 def this_process() -> str:

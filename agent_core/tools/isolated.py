@@ -15,14 +15,14 @@ from __future__ import annotations
 import contextvars
 import math
 import multiprocessing
-import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from agent_core.runtime.env_settings import env_settings
 from agent_core.tools.tool import Tool, ToolError, ToolOutput
 
 CALL_BUDGET: contextvars.ContextVar[float | None] = contextvars.ContextVar("sparrow_call_budget", default=None)
@@ -33,9 +33,9 @@ Loader = tuple[str, ...]
 """How a worker finds the plugin: ``("module", spec)`` or ``("entry_point", group, name)``."""
 
 
-def isolation_on(environ: Any = None) -> bool:
+def isolation_on(environ: Mapping[str, str] | None = None) -> bool:
     """False when ``SPARROW_PLUGIN_PROCESSES=0``: plugins then run in the app's own process."""
-    return (os.environ if environ is None else environ).get("SPARROW_PLUGIN_PROCESSES", "1").strip() != "0"
+    return env_settings(environ).sparrow_plugin_processes
 
 
 class IsolatedTool(Tool):
@@ -108,6 +108,14 @@ class WorkerPool:
         finally:
             self._give(worker)
         return _outcome(kind, value)
+
+    def close(self) -> None:
+        """Stop the idle workers (a busy one goes back to the pool; every worker is a daemon, ended at exit)."""
+        with self.lock:
+            idle, self.idle = self.idle, []
+            self.started -= len(idle)
+        for worker in idle:
+            worker.kill()
 
     def pids(self) -> list[int]:
         """Process ids of the idle workers (for tests and the curious)."""

@@ -6,29 +6,29 @@ the tools) so that neither imports the other.
 
 from __future__ import annotations
 
-import os
 from multiprocessing.connection import Connection
 from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from agent_core.runtime.env_settings import env_settings
+from agent_core.runtime.process_resources import resources
 from agent_core.tools import plugins
 from agent_core.tools.isolated import IsolatedTool, Loader, WorkerPool, isolation_on
 from agent_core.tools.tool import Tool, ToolError
 
 
 def _pool_size() -> int:
-    try:
-        return max(1, int(os.environ.get("SPARROW_PLUGIN_WORKERS", "2")))
-    except ValueError:
-        return 2
+    return env_settings().sparrow_plugin_workers
 
 
 def isolate(loaded: plugins.LoadedTools) -> list[Tool]:
     """The loaded plugin tools, each running in the worker pool (as they are with ``SPARROW_PLUGIN_PROCESSES=0``)."""
     if not isolation_on():
         return list(loaded.tools)
-    return [IsolatedTool(t, loaded.loaders[t.name], POOL) if t.name in loaded.loaders else t for t in loaded.tools]
+    return [
+        IsolatedTool(t, loaded.loaders[t.name], worker_pool()) if t.name in loaded.loaders else t for t in loaded.tools
+    ]
 
 
 def serve(conn: Connection) -> None:
@@ -63,5 +63,9 @@ def _load(loader: Loader) -> list[Tool]:
     return plugins.tools_from_entry_point(found[0][1], found[0][0])
 
 
-POOL = WorkerPool(_pool_size(), serve)
+def worker_pool() -> WorkerPool:
+    """The current owner's pool of plugin workers (``SPARROW_PLUGIN_WORKERS`` of them, started when first needed)."""
+    return resources().get("plugin workers", lambda: WorkerPool(_pool_size(), serve), WorkerPool.close)
+
+
 """The app's plugin workers, shared by every run."""

@@ -51,6 +51,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from agent_core.runtime.env_settings import env_settings
 from agent_core.tools.tool import Tool
 
 MODULES_ENV = "SPARROW_TOOLS"
@@ -81,8 +82,7 @@ class LoadedTools:
 
 def modules_from_env(environ: Mapping[str, str] | None = None) -> list[str]:
     """The module names and file paths listed in SPARROW_TOOLS (comma-separated)."""
-    raw = (os.environ if environ is None else environ).get(MODULES_ENV, "")
-    return [part.strip() for part in raw.split(",") if part.strip()]
+    return list(env_settings(environ).sparrow_tools)
 
 
 def tools_from_module(spec: str) -> list[Tool]:

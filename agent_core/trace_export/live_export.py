@@ -8,12 +8,12 @@ growing. The spans are exactly those of :func:`~agent_core.trace_export.otel.bui
 exporting the session later gives the same trace. The run's thread builds each span (from its own call
 only) and queues it; the OpenTelemetry SDK's batch processor and OTLP exporter send it from their thread,
 retrying with backoff (see ``otel_sdk``). Without an endpoint this costs nothing; with a dead one, one
-warning, and at exit at most ``EXIT_WAIT_S`` seconds.
+warning, and when the senders' owner closes (the end of a CLI command, or the interpreter's exit) at most
+``EXIT_WAIT_S`` seconds per receiver that answers.
 """
 
 from __future__ import annotations
 
-import atexit
 import logging
 import threading
 from collections.abc import Iterable, Iterator, Mapping
@@ -22,6 +22,7 @@ from typing import Any
 
 from agent_core.events import Event, ModelFinished, RunFinished, full_messages
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable, env_prices_or_catalogue
+from agent_core.runtime.process_resources import resources
 from agent_core.trace_export.otel import SpanData, call_span, run_span
 from agent_core.trace_export.otlp import OtelUnavailable, resource_attributes, scope, sdk_module
 from agent_core.trace_export.otlp_env import ExportTarget, OtlpConfigError, capture_content, export_target
@@ -143,29 +144,47 @@ def _exported(events: Iterable[Event], sender: Any, spans: RunSpans) -> Iterator
 
 
 _lock = threading.Lock()
-_senders: dict[ExportTarget, Any] = {}
 _warned: set[str] = set()
 
 
+class Senders:
+    """One sender (``otel_sdk.LiveSender``, a batch processor) per receiver, for the runs of one owner."""
+
+    def __init__(self) -> None:
+        self._senders: dict[ExportTarget, Any] = {}
+        self._lock = threading.Lock()
+
+    def sender_for(self, target: ExportTarget) -> Any:
+        """The sender for ``target`` (made on first use)."""
+        with self._lock:
+            sender = self._senders.get(target)
+            if sender is None:
+                resource = {**resource_attributes(target.service_name), **dict(target.resource)}
+                sender = self._senders[target] = sdk_module().LiveSender(target, resource, scope())
+            return sender
+
+    def close(self, timeout: float = EXIT_WAIT_S) -> None:
+        """Send what is left (waiting at most ``timeout`` seconds per receiver that answers) and stop."""
+        with self._lock:
+            senders = list(self._senders.values())
+            self._senders.clear()
+        for sender in senders:
+            sender.close(0.0 if sender.warned else timeout)
+
+
+def senders() -> Senders:
+    """The current owner's senders (closed with it: at most ``EXIT_WAIT_S`` seconds per receiver that answers)."""
+    return resources().get("trace senders", Senders, Senders.close)
+
+
 def sender_for(target: ExportTarget) -> Any:
-    """The process's sender (``otel_sdk.LiveSender``) for ``target``: one batch processor per receiver."""
-    with _lock:
-        sender = _senders.get(target)
-        if sender is None:
-            if not _senders:
-                atexit.register(close_all)
-            resource = {**resource_attributes(target.service_name), **dict(target.resource)}
-            sender = _senders[target] = sdk_module().LiveSender(target, resource, scope())
-        return sender
+    """The current owner's sender for ``target``."""
+    return senders().sender_for(target)
 
 
 def close_all(timeout: float = EXIT_WAIT_S) -> None:
-    """Send what is left (waiting at most ``timeout`` seconds per receiver that answers) and stop."""
-    with _lock:
-        senders = list(_senders.values())
-        _senders.clear()
-    for sender in senders:
-        sender.close(0.0 if sender.warned else timeout)
+    """Send what the current owner's senders hold (at most ``timeout`` s per receiver that answers) and stop them."""
+    senders().close(timeout)
 
 
 def _target(environ: Mapping[str, str] | None) -> ExportTarget | None:

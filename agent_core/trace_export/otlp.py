@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from types import ModuleType
 from typing import Any
 
 from agent_core.events import Event
+from agent_core.runtime.env_settings import EnvSettings, env_settings
 from agent_core.trace_export.otel import AttributeValue, SpanData, build_spans
 
 SERVICE_NAME = "sparrow"
@@ -126,10 +126,14 @@ def _version() -> str | None:
 
 def otlp_endpoint(environ: Mapping[str, str] | None = None) -> str | None:
     """The traces URL the standard variables point at, or None when neither is set."""
-    env = os.environ if environ is None else environ
-    if url := env.get(TRACES_ENDPOINT_ENV, "").strip():
+    return endpoint_of(env_settings(environ))
+
+
+def endpoint_of(env: EnvSettings) -> str | None:
+    """The traces URL of these settings: ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``, else the base URL's ``/v1/traces``."""
+    if url := env.otel_exporter_otlp_traces_endpoint:
         return url
-    if base := env.get(ENDPOINT_ENV, "").strip():
+    if base := env.otel_exporter_otlp_endpoint:
         return base.rstrip("/") + "/v1/traces"
     return None
 

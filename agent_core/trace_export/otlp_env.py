@@ -11,13 +11,13 @@ timeout, compression, CA certificate and client certificate and key. ``OTEL_SERV
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote
 
-from agent_core.trace_export.otlp import SERVICE_NAME, otlp_endpoint
+from agent_core.runtime.env_settings import EnvSettings, env_settings
+from agent_core.trace_export.otlp import SERVICE_NAME, endpoint_of
 
 Protocol = Literal["http/protobuf", "http/json"]
 PROTOCOLS: tuple[Protocol, ...] = ("http/protobuf", "http/json")
@@ -25,7 +25,6 @@ CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 """The GenAI conventions' opt-in for prompts, replies, tool arguments and results on spans."""
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_DELAY_S = 1.0
-_TRUE = {"true", "1", "yes", "on"}
 
 
 class OtlpConfigError(ValueError):
@@ -57,32 +56,32 @@ class ExportTarget:
     """The client certificate's private key (PEM)."""
 
 
-def export_target(environ: Mapping[str, str] | None = None) -> ExportTarget | None:
+def export_target(environ: Mapping[str, str] | EnvSettings | None = None) -> ExportTarget | None:
     """The receiver the variables point at; None when no endpoint is set or export is turned off."""
-    env = os.environ if environ is None else environ
-    endpoint = otlp_endpoint(env)
-    if endpoint is None or _flag(env, "OTEL_SDK_DISABLED") or env.get("OTEL_TRACES_EXPORTER", "").strip() == "none":
+    env = environ if isinstance(environ, EnvSettings) else env_settings(environ)
+    endpoint = endpoint_of(env)
+    if endpoint is None or env.otel_sdk_disabled or env.otel_traces_exporter == "none":
         return None
-    resource = parse_pairs(env.get("OTEL_RESOURCE_ATTRIBUTES", ""), "OTEL_RESOURCE_ATTRIBUTES")
+    resource = parse_pairs(env.otel_resource_attributes or "", "OTEL_RESOURCE_ATTRIBUTES")
     return ExportTarget(
         endpoint=endpoint,
         protocol=_protocol(env),
-        headers=parse_headers(_signal(env, "HEADERS")),
-        service_name=env.get("OTEL_SERVICE_NAME", "").strip() or dict(resource).get("service.name") or SERVICE_NAME,
+        headers=parse_headers(env.otlp("HEADERS")),
+        service_name=env.otel_service_name or dict(resource).get("service.name") or SERVICE_NAME,
         resource=tuple((k, v) for k, v in resource if k != "service.name"),
         timeout=_milliseconds(env, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")
         or DEFAULT_TIMEOUT_S,
         gzip=_compression(env),
-        certificate=_signal(env, "CERTIFICATE") or None,
+        certificate=env.otlp("CERTIFICATE") or None,
         delay=_milliseconds(env, "OTEL_BSP_SCHEDULE_DELAY") or DEFAULT_DELAY_S,
-        client_certificate=_signal(env, "CLIENT_CERTIFICATE") or None,
-        client_key=_signal(env, "CLIENT_KEY") or None,
+        client_certificate=env.otlp("CLIENT_CERTIFICATE") or None,
+        client_key=env.otlp("CLIENT_KEY") or None,
     )
 
 
 def capture_content(environ: Mapping[str, str] | None = None) -> bool:
     """True when the user opted in to message content on spans."""
-    return _flag(os.environ if environ is None else environ, CAPTURE_CONTENT_ENV)
+    return env_settings(environ).otel_instrumentation_genai_capture_message_content
 
 
 def parse_headers(text: str) -> tuple[tuple[str, str], ...]:
@@ -103,13 +102,8 @@ def parse_pairs(text: str, variable: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def _signal(env: Mapping[str, str], name: str) -> str:
-    """The traces-specific variable if set, else the general one."""
-    return env.get(f"OTEL_EXPORTER_OTLP_TRACES_{name}", "").strip() or env.get(f"OTEL_EXPORTER_OTLP_{name}", "").strip()
-
-
-def _protocol(env: Mapping[str, str]) -> Protocol:
-    value = _signal(env, "PROTOCOL") or "http/protobuf"
+def _protocol(env: EnvSettings) -> Protocol:
+    value = env.otlp("PROTOCOL") or "http/protobuf"
     for known in PROTOCOLS:
         if value == known:
             return known
@@ -119,17 +113,17 @@ def _protocol(env: Mapping[str, str]) -> Protocol:
     )
 
 
-def _compression(env: Mapping[str, str]) -> bool:
-    value = _signal(env, "COMPRESSION").lower()
+def _compression(env: EnvSettings) -> bool:
+    value = env.otlp("COMPRESSION").lower()
     if value not in {"", "none", "gzip"}:
         raise OtlpConfigError(f"OTEL_EXPORTER_OTLP_COMPRESSION={value!r}: use gzip or none")
     return value == "gzip"
 
 
-def _milliseconds(env: Mapping[str, str], *names: str) -> float | None:
+def _milliseconds(env: EnvSettings, *names: str) -> float | None:
     """Seconds from the first of ``names`` that is set (the variables hold milliseconds)."""
     for name in names:
-        if text := env.get(name, "").strip():
+        if text := getattr(env, name.lower()) or "":
             try:
                 value = float(text)
             except ValueError:
@@ -138,7 +132,3 @@ def _milliseconds(env: Mapping[str, str], *names: str) -> float | None:
                 raise OtlpConfigError(f"{name}={text!r}: expected a positive number of milliseconds")
             return value / 1000
     return None
-
-
-def _flag(env: Mapping[str, str], name: str) -> bool:
-    return env.get(name, "").strip().lower() in _TRUE

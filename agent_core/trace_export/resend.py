@@ -6,14 +6,14 @@ and its re-sent ones land under the same service, in the same encoding.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from agent_core.events import Event
+from agent_core.runtime.env_settings import env_settings
 from agent_core.trace_export.otel import SpanData, build_spans
-from agent_core.trace_export.otlp import ENDPOINT_ENV, OtelExportError, resource_attributes, scope, sdk_module
+from agent_core.trace_export.otlp import OtelExportError, resource_attributes, scope, sdk_module
 from agent_core.trace_export.otlp_env import ExportTarget, OtlpConfigError, export_target
 
 
@@ -69,10 +69,14 @@ def send_spans(
 
 def resend_target(environ: Mapping[str, str] | None = None, **given: Any) -> ExportTarget:
     """The live export's target (the same variables), with the ``given`` values that are not None on top."""
-    env = dict(os.environ if environ is None else environ)
-    env.setdefault(ENDPOINT_ENV, "http://localhost:4318")
-    env.pop("OTEL_SDK_DISABLED", None)  # sending a saved trace is asked for explicitly
-    env.pop("OTEL_TRACES_EXPORTER", None)
+    env = env_settings(environ)
+    env = env.model_copy(  # sending a saved trace is asked for explicitly: export may be off for live runs
+        update={
+            "otel_exporter_otlp_endpoint": env.otel_exporter_otlp_endpoint or "http://localhost:4318",
+            "otel_sdk_disabled": False,
+            "otel_traces_exporter": None,
+        }
+    )
     target = export_target(env)
     assert target is not None  # an endpoint is set and export is not turned off
     changes = {k: v for k, v in given.items() if v is not None}

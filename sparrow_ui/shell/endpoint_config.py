@@ -18,14 +18,13 @@ models = ["qwen2.5-72b"]
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import streamlit as st
 
 from agent_core.models.endpoints import EndpointPolicy, OperatorEndpoint
+from agent_core.runtime.env_settings import env_settings
 from agent_core.tools.network.addresses import AddressPolicy
-from agent_core.tools.network.http_client import env_flag
 from sparrow_ui.access.auth import auth_configured
 
 LOCK_ENV = "SPARROW_LOCK_MODEL_SETTINGS"
@@ -42,8 +41,8 @@ def sparrow_section() -> dict[str, Any]:
 
 def _secret(name: str) -> str | None:
     """A top-level value from the environment, else from the secrets."""
-    if os.environ.get(name):
-        return os.environ[name]
+    if value := getattr(env_settings(), name.lower()):
+        return value
     try:
         value = st.secrets.get(name)
     except Exception:  # no secrets file
@@ -70,8 +69,8 @@ def endpoint_policy() -> EndpointPolicy:
     networks = section.get("allowed_endpoint_networks") or []
     return EndpointPolicy(
         endpoints=operator_endpoints(section),
-        locked=bool(section.get("lock_model_settings")) or env_flag(LOCK_ENV, os.environ),
-        model=os.environ.get("SPARROW_MODEL") or section.get("model") or None,
+        locked=bool(section.get("lock_model_settings")) or env_settings().sparrow_lock_model_settings,
+        model=env_settings().sparrow_model or section.get("model") or None,
         guard_addresses=auth_configured(),
         addresses=AddressPolicy.build(
             allow_private=bool(section.get("allow_private_endpoints")), allowed_networks=[str(n) for n in networks]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from pydantic import ValidationError
 
 from agent_core.models import DEFAULT_MODEL
 from agent_core.models.providers import guess_provider
+from agent_core.runtime.env_settings import env_settings
 from agent_core.runtime.run_settings import RunSettings
 from sparrow_ui.access.auth import identity
 from sparrow_ui.shell.browser_language import browser_language
@@ -67,7 +67,7 @@ RANGES: dict[str, tuple[float, float]] = {
 
 def settings_path(user: str | None = None) -> Path:
     """Where the settings are kept, beside the session database: one file, or one per signed-in ``user``."""
-    data = Path(os.environ.get("SPARROW_DATA_DIR") or "data")
+    data = env_settings().sparrow_data_dir
     if user is None:
         return data / "ui_settings.json"
     return data / "ui_settings" / f"{hashlib.sha256(user.encode('utf-8')).hexdigest()[:32]}.json"
@@ -75,12 +75,12 @@ def settings_path(user: str | None = None) -> Path:
 
 def _from_environment() -> RunSettings:
     """The first-visit settings: what OPENAI_BASE_URL and SPARROW_MODEL say."""
-    env_url = os.environ.get("OPENAI_BASE_URL") or None
+    env_url = env_settings().openai_base_url
     guessed = guess_provider(env_url)
     return RunSettings(
         provider=guessed.key,
         base_url=env_url or (guessed.base_url if guessed.key != "openai" else "") or None,
-        model=os.environ.get("SPARROW_MODEL") or (guessed.models[0] if guessed.models else DEFAULT_MODEL),
+        model=env_settings().sparrow_model or (guessed.models[0] if guessed.models else DEFAULT_MODEL),
     )
 
 

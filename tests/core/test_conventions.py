@@ -12,7 +12,8 @@ import jsonschema
 import pytest
 from sqlalchemy import text
 
-from agent_core.cli.conventions import program_name, use_color
+from agent_core.cli.conventions import program_name
+from agent_core.cli.terminal import use_color
 from agent_core.store.database import create_db_engine, database_url, with_driver
 from agent_core.store.file_schema import session_file_schema
 

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from agent_core.cli import main
 from agent_core.testing import FakeOpenAIServer
 from tests.core.helpers import answer, react
 from tests.mcp.conftest import demo_entry, reference_server, require_sdk
@@ -72,3 +73,14 @@ def test_ask_uses_mcp_json_in_the_working_directory_and_stops_the_server_at_exit
     while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive(pid), "the MCP server outlived the CLI"
+
+
+def test_a_command_stops_its_servers_before_it_returns(tmp_path: Path, capsys) -> None:
+    # in this process: the servers end with the command that started them, not at the interpreter's exit
+    pids = tmp_path / "pids.txt"
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"demo": demo_entry(env={"DEMO_PID_FILE": str(pids)})}}))
+    assert main(["tools", "--mcp-config", str(config)]) == 0
+    assert "running, 8 tools" in capsys.readouterr().out
+    (pid,) = [int(line) for line in pids.read_text().split()]
+    assert not alive(pid), "the MCP server outlived the command"

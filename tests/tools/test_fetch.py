@@ -251,5 +251,5 @@ def test_fetcher_from_env() -> None:
     )
     assert [str(n) for n in fetcher.policy.allowed_networks] == ["10.0.0.0/8", "192.168.1.0/24"]
     assert (fetcher.policy.allow_private, fetcher.client.max_bytes) == (False, 5000)
-    with pytest.raises(ValueError, match="SPARROW_FETCH_MAX_BYTES='lots' is not a number"):
+    with pytest.raises(ValueError, match=r"^SPARROW_FETCH_MAX_BYTES must be a whole number, got 'lots'$"):
         Fetcher.from_env({"SPARROW_FETCH_MAX_BYTES": "lots"})

@@ -223,7 +223,9 @@ def test_tool_error_words_by_kind() -> None:
 def test_env_timeout_is_validated() -> None:
     assert http.env_timeout({}) == http.DEFAULT_TIMEOUT
     assert http.env_timeout({"SPARROW_HTTP_TIMEOUT": "2.5"}) == 2.5
-    with pytest.raises(ValueError, match="not a number"):
+    with pytest.raises(ValueError, match=r"^SPARROW_HTTP_TIMEOUT must be a number, got 'soon'$"):
         http.env_timeout({"SPARROW_HTTP_TIMEOUT": "soon"})
-    with pytest.raises(ValueError, match="between 0 and 300"):
+    with pytest.raises(ValueError, match=r"^SPARROW_HTTP_TIMEOUT must be greater than 0, got '0'$"):
         http.env_timeout({"SPARROW_HTTP_TIMEOUT": "0"})
+    with pytest.raises(ValueError, match=r"^SPARROW_HTTP_TIMEOUT must be less than or equal to 300, got '301'$"):
+        http.env_timeout({"SPARROW_HTTP_TIMEOUT": "301"})

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from agent_core.runtime.catalog import tool_catalog
 from agent_core.tools import ToolSet
 from agent_core.tools.isolated import IsolatedTool
-from agent_core.tools.plugin_worker import POOL
+from agent_core.tools.plugin_worker import worker_pool
 from agent_core.tools.runner import CallRequest, ToolRunner
 
 PLUGIN = textwrap.dedent(
@@ -127,13 +127,13 @@ def test_a_tool_past_its_timeout_is_killed_with_its_process(
     tools = plugin_tools(plugin, monkeypatch, isolated=True)
     runner = ToolRunner(tools)
     runner.run([CallRequest("w", "shout", {"text": "warm up"})])  # start-up paid once, before the clock
-    before = set(POOL.pids())
+    before = set(worker_pool().pids())
     threads = threading.active_count()
     result = runner.run([CallRequest("c1", name, {"text": "x"})])[0]
     assert result.error == f"{name} timed out after 0.5 s"
     assert result.output == f"Error: {name} timed out after 0.5 s; try something else."
     time.sleep(1.0)  # the kill comes at the budget plus a short grace
-    assert not any(_alive(pid) for pid in before - set(POOL.pids()))
+    assert not any(_alive(pid) for pid in before - set(worker_pool().pids()))
     cpu = time.process_time()
     time.sleep(1.0)
     assert time.process_time() - cpu < 0.3  # nothing spins in the app's process

@@ -245,7 +245,7 @@ def test_default_tool_reads_base_urls_from_the_environment(
     assert get_weather.invoke({"city": "Berlin"}).details["place"]["name"] == "Berlin"
     assert fake_web.paths() == ["/v1/search", "/v1/forecast"]
     monkeypatch.setenv("SPARROW_HTTP_TIMEOUT", "never")
-    with pytest.raises(ToolError, match="weather service unavailable: SPARROW_HTTP_TIMEOUT='never' is not a number"):
+    with pytest.raises(ToolError, match="unavailable: SPARROW_HTTP_TIMEOUT must be a number, got 'never'"):
         get_weather.invoke({"city": "Berlin"})
 
 

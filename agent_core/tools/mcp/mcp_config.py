@@ -28,6 +28,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agent_core.guards import json_limits
+from agent_core.runtime.env_settings import env_settings
 
 CONFIG_ENV = "SPARROW_MCP_CONFIG"
 DEFAULT_FILE = "mcp.json"
@@ -119,8 +120,7 @@ def find_config(
     explicit: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None
 ) -> Path | None:
     """The configuration file to use: ``explicit``, then $SPARROW_MCP_CONFIG, then the project files; else None."""
-    env = os.environ if environ is None else environ
-    for given, label in ((explicit, "--mcp-config"), (env.get(CONFIG_ENV) or None, CONFIG_ENV)):
+    for given, label in ((explicit, "--mcp-config"), (env_settings(environ).sparrow_mcp_config, CONFIG_ENV)):
         if given:
             path = Path(given).expanduser()
             if not path.is_file():

@@ -1,4 +1,5 @@
-"""The process's MCP servers: one connection per configured server, shared by every catalogue and run, closed at exit.
+"""The MCP servers of one owner (the CLI command, or the process): one connection per configured server, shared by
+every catalogue and run of that owner, closed with it (``runtime.process_resources``).
 
 Building a catalogue starts the servers it needs (all at once) and lists their tools; a catalogue built again with
 the same settings reuses the running servers, and a server whose settings changed is restarted.
@@ -7,12 +8,12 @@ the same settings reuses the running servers, and a server whose settings change
 from __future__ import annotations
 
 import asyncio
-import atexit
 import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 
+from agent_core.runtime.process_resources import resources
 from agent_core.tools.mcp.bridge import LoopThread
 from agent_core.tools.mcp.connection import CLOSE_TIMEOUT, GRACE, McpServerError, ServerConnection
 from agent_core.tools.mcp.mcp_config import McpConfig, ServerConfig
@@ -97,10 +98,6 @@ def _disabled(name: str, server: ServerConfig) -> ServerStatus:
     return ServerStatus(name, server.transport, server.target, DISABLED, server.trust)
 
 
-_SERVERS = McpServers()
-atexit.register(_SERVERS.close)
-
-
 def shared_servers() -> McpServers:
-    """The servers of this process (closed at exit)."""
-    return _SERVERS
+    """The servers of the current owner (started on first use, stopped when the owner closes)."""
+    return resources().get("MCP servers", McpServers, McpServers.close)

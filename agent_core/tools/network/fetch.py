@@ -14,28 +14,23 @@ packages for a modest gain, and html2text is GPL-licensed.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Mapping
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
+from agent_core.runtime.env_settings import env_settings
 from agent_core.tools.network.http_client import (
     DEFAULT_TIMEOUT,
     AddressPolicy,
     HttpClient,
     HttpError,
     Response,
-    env_flag,
-    env_timeout,
     known_codec,
     tool_error,
 )
 from agent_core.tools.tool import Tool, ToolError, ToolOutput
 
-ALLOW_PRIVATE_ENV = "SPARROW_FETCH_ALLOW_PRIVATE"
-ALLOWED_NETWORKS_ENV = "SPARROW_FETCH_ALLOWED_NETWORKS"
-MAX_BYTES_ENV = "SPARROW_FETCH_MAX_BYTES"
 DEFAULT_MAX_BYTES = 1_000_000
 """Bytes of a page read at most; the rest is never downloaded."""
 DEFAULT_MAX_CHARS = 20_000
@@ -64,16 +59,12 @@ class Fetcher:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Fetcher:
         """Settings from SPARROW_FETCH_ALLOW_PRIVATE, SPARROW_FETCH_ALLOWED_NETWORKS, SPARROW_FETCH_MAX_BYTES."""
-        env = os.environ if environ is None else environ
-        networks = [n for n in env.get(ALLOWED_NETWORKS_ENV, "").split(",") if n.strip()]
-        raw_bytes = env.get(MAX_BYTES_ENV, "").strip()
-        if raw_bytes and not raw_bytes.isdigit():
-            raise ValueError(f"{MAX_BYTES_ENV}={raw_bytes!r} is not a number of bytes")
+        env = env_settings(environ)
         return cls(
-            allow_private=env_flag(ALLOW_PRIVATE_ENV, env),
-            allowed_networks=networks,
-            timeout=env_timeout(env),
-            max_bytes=int(raw_bytes) if raw_bytes else DEFAULT_MAX_BYTES,
+            allow_private=env.sparrow_fetch_allow_private,
+            allowed_networks=env.sparrow_fetch_allowed_networks,
+            timeout=env.sparrow_http_timeout or DEFAULT_TIMEOUT,
+            max_bytes=env.sparrow_fetch_max_bytes or DEFAULT_MAX_BYTES,
         )
 
     def fetch(self, url: str) -> ToolOutput:

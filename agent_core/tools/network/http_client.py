@@ -13,7 +13,6 @@ from __future__ import annotations
 import codecs
 import http.client
 import json
-import os
 import socket
 import ssl
 import time
@@ -24,6 +23,7 @@ from typing import Any
 from urllib.parse import urlencode, urljoin, urlsplit
 
 from agent_core.guards import json_limits
+from agent_core.runtime.env_settings import env_settings
 from agent_core.tools.network.addresses import (
     AddressPolicy,
     IPAddress,
@@ -61,7 +61,6 @@ __all__ = [
     "NetworkError",
     "Response",
     "Target",
-    "env_flag",
     "env_timeout",
     "ip_literal",
     "known_codec",
@@ -86,20 +85,8 @@ _CHUNK = 64 * 1024
 
 
 def env_timeout(environ: Mapping[str, str] | None = None) -> float:
-    """The request timeout from SPARROW_HTTP_TIMEOUT (seconds), or DEFAULT_TIMEOUT."""
-    raw = (os.environ if environ is None else environ).get(TIMEOUT_ENV, "").strip()
-    try:
-        value = float(raw) if raw else DEFAULT_TIMEOUT
-    except ValueError:
-        raise ValueError(f"{TIMEOUT_ENV}={raw!r} is not a number of seconds") from None
-    if not 0 < value <= 300:
-        raise ValueError(f"{TIMEOUT_ENV} must be between 0 and 300 seconds, not {value:g}")
-    return value
-
-
-def env_flag(name: str, environ: Mapping[str, str] | None = None) -> bool:
-    """True when the variable is 1/true/yes/on (any case)."""
-    return (os.environ if environ is None else environ).get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+    """The request timeout from SPARROW_HTTP_TIMEOUT (seconds, more than 0 and at most 300), or DEFAULT_TIMEOUT."""
+    return env_settings(environ).sparrow_http_timeout or DEFAULT_TIMEOUT
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ TAVILY_API_KEY is set, else Brave when BRAVE_API_KEY is set, else DuckDuckGo. Ev
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,21 +16,18 @@ from html.parser import HTMLParser
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
+from agent_core.runtime.env_settings import EnvSettings, env_settings
 from agent_core.tools.network.http_client import (
     DEFAULT_TIMEOUT,
     BadResponse,
     HttpClient,
     HttpStatusError,
     Response,
-    env_timeout,
 )
 
 PROVIDER_ENV = "SPARROW_SEARCH_PROVIDER"
 TAVILY_KEY_ENV = "TAVILY_API_KEY"
 BRAVE_KEY_ENV = "BRAVE_API_KEY"
-DUCKDUCKGO_URL_ENV = "SPARROW_DUCKDUCKGO_URL"
-TAVILY_URL_ENV = "SPARROW_TAVILY_URL"
-BRAVE_URL_ENV = "SPARROW_BRAVE_URL"
 
 DUCKDUCKGO_URL = "https://html.duckduckgo.com/html/"
 TAVILY_URL = "https://api.tavily.com"
@@ -135,25 +131,23 @@ class BraveProvider:
         return _results(items, snippet_key="description")[:max_results]
 
 
-PROVIDERS: dict[str, Callable[[Mapping[str, str], float], SearchProvider]] = {
-    "duckduckgo": lambda env, t: DuckDuckGoProvider(url=env.get(DUCKDUCKGO_URL_ENV) or DUCKDUCKGO_URL, timeout=t),
-    "tavily": lambda env, t: TavilyProvider(
-        env.get(TAVILY_KEY_ENV), url=env.get(TAVILY_URL_ENV) or TAVILY_URL, timeout=t
-    ),
-    "brave": lambda env, t: BraveProvider(env.get(BRAVE_KEY_ENV), url=env.get(BRAVE_URL_ENV) or BRAVE_URL, timeout=t),
+PROVIDERS: dict[str, Callable[[EnvSettings, float], SearchProvider]] = {
+    "duckduckgo": lambda env, t: DuckDuckGoProvider(url=env.sparrow_duckduckgo_url or DUCKDUCKGO_URL, timeout=t),
+    "tavily": lambda env, t: TavilyProvider(env.tavily_api_key, url=env.sparrow_tavily_url or TAVILY_URL, timeout=t),
+    "brave": lambda env, t: BraveProvider(env.brave_api_key, url=env.sparrow_brave_url or BRAVE_URL, timeout=t),
 }
-"""Provider name (as in SPARROW_SEARCH_PROVIDER) -> factory taking the environment and the timeout."""
+"""Provider name (as in SPARROW_SEARCH_PROVIDER) -> factory taking the environment's settings and the timeout."""
 
 
 def provider_from_env(environ: Mapping[str, str] | None = None) -> SearchProvider:
     """The provider named by SPARROW_SEARCH_PROVIDER, else the first keyed one with a key, else DuckDuckGo."""
-    env = os.environ if environ is None else environ
-    name = env.get(PROVIDER_ENV, "").strip().lower() or "auto"
+    env = env_settings(environ)
+    name = (env.sparrow_search_provider or "").lower() or "auto"
     if name == "auto":
-        name = "tavily" if env.get(TAVILY_KEY_ENV) else "brave" if env.get(BRAVE_KEY_ENV) else "duckduckgo"
+        name = "tavily" if env.tavily_api_key else "brave" if env.brave_api_key else "duckduckgo"
     if name not in PROVIDERS:
         raise SearchError(f"{PROVIDER_ENV}={name!r} is not a known provider; use one of: {', '.join(PROVIDERS)}")
-    return PROVIDERS[name](env, env_timeout(env))
+    return PROVIDERS[name](env, env.sparrow_http_timeout or DEFAULT_TIMEOUT)
 
 
 # --- helpers -------------------------------------------------------------------------------------------------------

@@ -6,22 +6,19 @@ today); older dates, back to 1940, come from the archive API; later dates are re
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from agent_core.tools.network.http_client import DEFAULT_TIMEOUT, HttpClient, HttpError, env_timeout, tool_error
+from agent_core.runtime.env_settings import env_settings
+from agent_core.tools.network.http_client import DEFAULT_TIMEOUT, HttpClient, HttpError, tool_error
 from agent_core.tools.tool import Tool, ToolError, ToolOutput
 
 GEOCODING_URL = "https://geocoding-api.open-meteo.com/v1/search"
 FORECAST_URL = "https://api.open-meteo.com/v1/forecast"
 ARCHIVE_URL = "https://archive-api.open-meteo.com/v1/archive"
-GEOCODING_URL_ENV = "SPARROW_GEOCODING_URL"
-FORECAST_URL_ENV = "SPARROW_FORECAST_URL"
-ARCHIVE_URL_ENV = "SPARROW_WEATHER_ARCHIVE_URL"
 
 FORECAST_DAYS_AHEAD = 15
 """Open-Meteo forecasts 16 days: today and 15 more."""
@@ -113,12 +110,12 @@ class OpenMeteo:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> OpenMeteo:
         """Base URLs from SPARROW_GEOCODING_URL / SPARROW_FORECAST_URL / SPARROW_WEATHER_ARCHIVE_URL."""
-        env = os.environ if environ is None else environ
+        env = env_settings(environ)
         return cls(
-            geocoding_url=env.get(GEOCODING_URL_ENV) or GEOCODING_URL,
-            forecast_url=env.get(FORECAST_URL_ENV) or FORECAST_URL,
-            archive_url=env.get(ARCHIVE_URL_ENV) or ARCHIVE_URL,
-            timeout=env_timeout(env),
+            geocoding_url=env.sparrow_geocoding_url or GEOCODING_URL,
+            forecast_url=env.sparrow_forecast_url or FORECAST_URL,
+            archive_url=env.sparrow_weather_archive_url or ARCHIVE_URL,
+            timeout=env.sparrow_http_timeout or DEFAULT_TIMEOUT,
         )
 
     def find_place(self, query: str) -> Place:
