@@ -6,11 +6,11 @@ Every call acts for ``store.actor``; a user sees only their own experiments, an 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, update
+from sqlalchemy import Connection, delete, insert, update
 from sqlmodel import Session, col, select
 
 from agent_core.experiments.datasets import get_dataset, owned, visible
@@ -19,7 +19,7 @@ from agent_core.experiments.run_configs import RunConfig
 from agent_core.experiments.scores import Score
 from agent_core.store import SessionStore
 from agent_core.store.database import writer
-from agent_core.store.transactions import new_id
+from agent_core.store.transactions import new_id, row_values
 
 FINAL_STATES = ("done", "error")
 """Result states a resumed experiment does not run again (``running`` and ``cancelled`` ones it does)."""
@@ -189,32 +189,51 @@ def finished_units(store: SessionStore, experiment_id: str) -> set[tuple[int, in
         return {(p, c, r) for p, c, r in db.exec(query)}
 
 
+def unit_started(key: tuple[str, int, int, int], worker: str) -> Callable[[Connection, str], None]:
+    """Writes, in the caller's transaction, that a unit runs now in a session (replacing a stale row of an earlier
+    attempt): ``SessionStore.open_run`` makes the unit's session, claims its run and writes this, all at once."""
+
+    def write(conn: Connection, session_id: str) -> None:
+        experiment_id, position, config_index, repeat = key
+        row = ResultRow(
+            experiment_id=experiment_id,
+            position=position,
+            config_index=config_index,
+            repeat=repeat,
+            session_id=session_id,
+            worker=worker,
+            started_at=time.time(),
+        )
+        conn.execute(delete(ResultRow).where(*_is(key)))
+        conn.execute(insert(ResultRow).values(**row_values(row)))
+
+    return write
+
+
 def start_unit(store: SessionStore, key: tuple[str, int, int, int], session_id: str, worker: str) -> None:
     """Record that a unit runs now in ``session_id`` (replacing a stale row from an earlier attempt)."""
-    experiment_id, position, config_index, repeat = key
-    writable(store, experiment_id)
-    with Session(writer(store.engine)) as db:
-        db.exec(delete(ResultRow).where(*_is(key)))
-        db.add(
-            ResultRow(
-                experiment_id=experiment_id,
-                position=position,
-                config_index=config_index,
-                repeat=repeat,
-                session_id=session_id,
-                worker=worker,
-                started_at=time.time(),
-            )
-        )
-        db.commit()
-
-
-def finish_unit(store: SessionStore, key: tuple[str, int, int, int], values: dict[str, Any]) -> None:
-    """Write a unit's outcome (state, run, scores, failure, cost)."""
     writable(store, key[0])
-    with Session(writer(store.engine)) as db:
-        db.exec(update(ResultRow).where(*_is(key)).values(finished_at=time.time(), **values))
-        db.commit()
+    with writer(store.engine).begin() as conn:
+        unit_started(key, worker)(conn, session_id)
+
+
+def finish_unit(
+    store: SessionStore, key: tuple[str, int, int, int], values: dict[str, Any], *, checked: bool = False
+) -> None:
+    """Write a unit's outcome (state, run, scores, failure, cost); ``checked``: the caller (the runner, as it
+    started) already found the experiment the actor's to change, so it is not looked up again."""
+    if checked:
+        store.actor.check_writable()
+    else:
+        writable(store, key[0])
+    with writer(store.engine).begin() as conn:
+        now = time.time()
+        done = update(ResultRow).where(*_is(key)).values(finished_at=now, **values)
+        if conn.execute(done).rowcount == 0:  # it failed before it could start (a bad configuration, say)
+            experiment_id, position, config_index, repeat = key
+            unit = {"experiment_id": experiment_id, "position": position, "config_index": config_index}
+            conn.execute(insert(ResultRow).values(**row_values(ResultRow(**unit, repeat=repeat, started_at=now))))
+            conn.execute(done)
 
 
 def outcome(

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
+from sqlalchemy import Connection
 
 from agent_core.engine.agent import Agent, AgentSettings, new_run_id
 from agent_core.engine.attachments import Attachment, check_attachments
@@ -119,6 +120,27 @@ def run_in_session(
         return agent.run(question, cancel=cancel, run_id=claimed, attachments=attachments)
 
     return recorded_run(store, session_id, agent, run_id or new_run_id(), start, cancel, persist_deltas=persist_deltas)
+
+
+def run_in_new_session(
+    store: SessionStore,
+    agent: Agent,
+    question: str,
+    *,
+    title: str | None = None,
+    cancel: CancelToken | None = None,
+    also: Callable[[Connection, str], None] | None = None,
+) -> tuple[str, Iterator[Event]]:
+    """``question`` asked in a new session of the actor's; (its id, the recorded events).
+
+    For runs that are started again from scratch when interrupted (an experiment's items): one transaction makes
+    the session with the agent's configuration, claims its run and adds ``also``'s rows (``SessionStore.open_run``),
+    and the events are written grouped (``record_events``), about half the transactions of ``run_in_session``.
+    """
+    cancel = cancel or CancelToken()
+    session, claim = store.open_run(new_run_id(), config_from_agent(agent), title=title, also=also)
+    events = record_events(store, session.id, agent.run(question, cancel=cancel, run_id=claim.run_id), grouped=True)
+    return session.id, owned(RunOwners(store.engine), claim, cancel, events)
 
 
 def recorded_run(

@@ -12,6 +12,7 @@ Replicas compare heartbeats with their own clocks: keep them in sync (NTP) to we
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import socket
@@ -21,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from agent_core.events import Event
@@ -141,6 +142,12 @@ class RunOwners:
             taken = self.get(session_id)
             raise SessionBusy(_busy(session_id, taken.describe() if taken else "claimed a moment ago"))
         return RunOwner(session_id, run_id, this_process(), now, False)
+
+    def claim_new(self, conn: Connection, session_id: str, run_id: str) -> RunOwner:
+        """Claim ``run_id`` in a session made in ``conn``'s transaction (nobody else can hold it yet)."""
+        claim = RunOwner(session_id, run_id, this_process(), time.time(), False)
+        conn.execute(insert(_OWNERS).values(**dataclasses.asdict(claim)))
+        return claim
 
     def _insert_new(self, dialect: str, values: dict[str, object]) -> Any:
         if dialect == "postgresql":

@@ -7,17 +7,20 @@ Each store method is one unit of work (``with Session(engine)``); writes take th
 from __future__ import annotations
 
 import copy
+import time
 import uuid
 from collections.abc import Iterable
-from typing import Self, TypeVar
+from typing import Any, Self, TypeVar
 
 from sqlalchemy import Engine
 from sqlmodel import Session, SQLModel
 
 from agent_core.store.actors import LOCAL_ADMIN, Actor
 from agent_core.store.database import writer
+from agent_core.store.records import SessionConfig
 from agent_core.store.redaction import Redactor
-from agent_core.store.tables import SessionRow, SnapshotRow
+from agent_core.store.tables import SessionRow, SnapshotRow, table_of
+from agent_core.store.titles import clean_title
 
 Shown = TypeVar("Shown", bound=SQLModel)
 
@@ -84,6 +87,14 @@ class StoreBase:
             raise SnapshotNotYours(f"no snapshot {snapshot_id!r}")
         return row
 
+    def _new_session_row(self, config: SessionConfig | None, title: str | None) -> SessionRow:
+        """A new session's row, the actor's (its title cleaned and redacted)."""
+        now = time.time()
+        title = self._redact(clean_title(title)) if title else None
+        row = SessionRow(owner=self.actor.owner, id=new_id("ses"), title=title, created_at=now, updated_at=now)
+        row.config = config or SessionConfig()
+        return row
+
     def _read(self) -> Session:
         """A read-only unit of work."""
         return Session(self.engine)
@@ -91,6 +102,11 @@ class StoreBase:
     def _write(self) -> Session:
         """A unit of work that takes the write lock as it begins; rows stay readable after commit."""
         return Session(self._writer, expire_on_commit=False)
+
+
+def row_values(row: SQLModel) -> dict[str, Any]:
+    """A table model's column values, for a Core ``insert`` (no ORM unit of work on a hot path)."""
+    return {column.name: getattr(row, column.name) for column in table_of(type(row)).columns}
 
 
 def session_row(db: Session, session_id: str) -> SessionRow:
