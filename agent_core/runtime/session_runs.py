@@ -138,9 +138,10 @@ def run_in_new_session(
     and the events are written grouped (``record_events``), about half the transactions of ``run_in_session``.
     """
     cancel = cancel or CancelToken()
-    session, claim = store.open_run(new_run_id(), config_from_agent(agent), title=title, also=also)
-    events = record_events(store, session.id, agent.run(question, cancel=cancel, run_id=claim.run_id), grouped=True)
-    return session.id, owned(RunOwners(store.engine), claim, cancel, events)
+    claim = store.open_run(new_run_id(), config_from_agent(agent), title=title, also=also)
+    events = agent.run(question, cancel=cancel, run_id=claim.run_id)
+    recorded = record_events(store, claim.session_id, events, grouped=True)
+    return claim.session_id, owned(RunOwners(store.engine), claim, cancel, recorded)
 
 
 def recorded_run(

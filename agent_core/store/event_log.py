@@ -29,6 +29,8 @@ _RESERVE_TITLED = _RESERVE.values(title=func.coalesce(_SESSIONS.c.title, bindpar
 _OWNED = _SESSIONS.c.owner == bindparam("actor")
 """Added to the reserve statement for an actor who is not an admin: only their own sessions take events."""
 INSERT_EVENTS = insert(_EVENTS)
+_RUN_KNOWN = select(_RUNS.c.run_id).where(_RUNS.c.session_id == bindparam("sid"), _RUNS.c.run_id == bindparam("rid"))
+_INSERT_RUN = insert(_RUNS)
 STORED_COLUMNS = tuple(_EVENTS.c[name] for name in StoredEvent._fields)
 """The event columns a StoredEvent holds, in its order (everything but ``session_id``)."""
 
@@ -70,10 +72,9 @@ class EventLog(StoreBase):
 
     def _add_run(self, conn: Connection, session_id: str, started: RunStarted) -> None:
         """Record who started the run, at its first ``run_started`` (a resume repeats none; a copy may)."""
-        known = select(_RUNS.c.run_id).where(_RUNS.c.session_id == session_id, _RUNS.c.run_id == started.run_id)
-        if conn.execute(known).first() is None:
+        if conn.execute(_RUN_KNOWN, {"sid": session_id, "rid": started.run_id}).first() is None:
             values = {"session_id": session_id, "run_id": started.run_id, "started_by": self.actor.label}
-            conn.execute(insert(_RUNS).values(**values, started_at=started.ts))
+            conn.execute(_INSERT_RUN, {**values, "started_at": started.ts})
 
     def events(self, session_id: str, *, upto_seq: int | None = None) -> list[Event]:
         """The session's events in order (up to ``upto_seq`` when given); raises SessionNotFound."""

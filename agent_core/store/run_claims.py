@@ -13,10 +13,12 @@ from collections.abc import Callable
 from sqlalchemy import Connection, insert
 
 from agent_core.events import Event
-from agent_core.store.records import SessionConfig, SessionInfo
+from agent_core.store.records import SessionConfig
 from agent_core.store.run_owners import RunOwner, RunOwners, events_after
 from agent_core.store.tables import SessionRow, table_of
-from agent_core.store.transactions import StoreBase, row_values
+from agent_core.store.transactions import StoreBase
+
+_INSERT_SESSION = insert(table_of(SessionRow))
 
 
 class RunControl(StoreBase):
@@ -41,18 +43,19 @@ class RunControl(StoreBase):
         *,
         title: str | None = None,
         also: Callable[[Connection, str], None] | None = None,
-    ) -> tuple[SessionInfo, RunOwner]:
-        """A new session of the actor's with ``config``, its run ``run_id`` claimed by this process: one transaction
-        where ``create_session``, ``claim_run`` and ``update_config`` take three (a new session has no run to wait
-        for). ``also(conn, session_id)`` adds rows that belong with it (an experiment's result row) to the same one."""
+    ) -> RunOwner:
+        """A new session of the actor's with ``config``, its run ``run_id`` claimed by this process (the claim names
+        the session): one transaction where ``create_session``, ``claim_run`` and ``update_config`` take three (a new
+        session has no run to wait for). ``also(conn, session_id)`` adds rows that belong with it (an experiment's
+        result row) to the same transaction."""
         self.actor.check_writable()
-        row = self._new_session_row(config, title)
+        values = self._new_session_values(config, title)
         with self._writer.begin() as conn:
-            conn.execute(insert(table_of(SessionRow)).values(**row_values(row)))
-            claim = RunOwners(self.engine).claim_new(conn, row.id, run_id)
+            conn.execute(_INSERT_SESSION, values)
+            claim = RunOwners(self.engine).claim_new(conn, values["id"], run_id)
             if also is not None:
-                also(conn, row.id)
-        return SessionInfo.of(row), claim
+                also(conn, values["id"])
+        return claim
 
     def request_cancel(self, session_id: str, run_id: str) -> bool:
         """Ask the run's owner, wherever it is, to stop it; False if that run is no longer in progress."""

@@ -12,7 +12,6 @@ Replicas compare heartbeats with their own clocks: keep them in sync (NTP) to we
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import socket
@@ -22,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from agent_core.events import Event
@@ -40,6 +39,10 @@ HEARTBEAT_S = 0.5
 STALE_AFTER_S = 10.0
 """A heartbeat older than this means the owner died: its run may be resumed elsewhere."""
 _OWNERS = table_of(RunOwnerRow)
+_INSERT_OWNER = insert(_OWNERS)
+_RELEASE = delete(_OWNERS).where(
+    _OWNERS.c.session_id == bindparam("s"), _OWNERS.c.run_id == bindparam("r"), _OWNERS.c.owner == bindparam("o")
+)
 
 
 class SessionBusy(RuntimeError):
@@ -146,7 +149,8 @@ class RunOwners:
     def claim_new(self, conn: Connection, session_id: str, run_id: str) -> RunOwner:
         """Claim ``run_id`` in a session made in ``conn``'s transaction (nobody else can hold it yet)."""
         claim = RunOwner(session_id, run_id, this_process(), time.time(), False)
-        conn.execute(insert(_OWNERS).values(**dataclasses.asdict(claim)))
+        values = {"session_id": session_id, "run_id": run_id, "owner": claim.owner, "heartbeat": claim.heartbeat}
+        conn.execute(_INSERT_OWNER, {**values, "cancel_requested": False})
         return claim
 
     def _insert_new(self, dialect: str, values: dict[str, object]) -> Any:
@@ -159,13 +163,7 @@ class RunOwners:
     def release(self, claim: RunOwner) -> None:
         """The run ended (or its process stops running it): the session is free."""
         with self._writer.begin() as conn:
-            conn.execute(
-                delete(_OWNERS).where(
-                    _OWNERS.c.session_id == claim.session_id,
-                    _OWNERS.c.run_id == claim.run_id,
-                    _OWNERS.c.owner == claim.owner,
-                )
-            )
+            conn.execute(_RELEASE, {"s": claim.session_id, "r": claim.run_id, "o": claim.owner})
 
     def request_cancel(self, session_id: str, run_id: str) -> bool:
         """Ask the run's owner, wherever it is, to stop it; False if that run is no longer in progress."""
