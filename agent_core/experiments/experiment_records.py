@@ -6,11 +6,11 @@ Every call acts for ``store.actor``; a user sees only their own experiments, an 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, update
+from sqlalchemy import Connection, bindparam, delete, insert, update
 from sqlmodel import Session, col, select
 
 from agent_core.experiments.datasets import get_dataset, owned, visible
@@ -19,6 +19,7 @@ from agent_core.experiments.run_configs import RunConfig
 from agent_core.experiments.scores import Score
 from agent_core.store import SessionStore
 from agent_core.store.database import writer
+from agent_core.store.tables import table_of
 from agent_core.store.transactions import new_id
 
 FINAL_STATES = ("done", "error")
@@ -189,32 +190,38 @@ def finished_units(store: SessionStore, experiment_id: str) -> set[tuple[int, in
         return {(p, c, r) for p, c, r in db.exec(query)}
 
 
+def unit_started(key: tuple[str, int, int, int], worker: str) -> Callable[[Connection, str], None]:
+    """Writes, in the caller's transaction, that a unit runs now in a session (replacing a stale row of an earlier
+    attempt): ``SessionStore.open_run`` makes the unit's session, claims its run and writes this, all at once."""
+
+    def write(conn: Connection, session_id: str) -> None:
+        conn.execute(_DELETE_UNIT, _unit_key(key))
+        conn.execute(_INSERT_UNIT, _new_unit(key, session_id=session_id, worker=worker))
+
+    return write
+
+
 def start_unit(store: SessionStore, key: tuple[str, int, int, int], session_id: str, worker: str) -> None:
     """Record that a unit runs now in ``session_id`` (replacing a stale row from an earlier attempt)."""
-    experiment_id, position, config_index, repeat = key
-    writable(store, experiment_id)
-    with Session(writer(store.engine)) as db:
-        db.exec(delete(ResultRow).where(*_is(key)))
-        db.add(
-            ResultRow(
-                experiment_id=experiment_id,
-                position=position,
-                config_index=config_index,
-                repeat=repeat,
-                session_id=session_id,
-                worker=worker,
-                started_at=time.time(),
-            )
-        )
-        db.commit()
-
-
-def finish_unit(store: SessionStore, key: tuple[str, int, int, int], values: dict[str, Any]) -> None:
-    """Write a unit's outcome (state, run, scores, failure, cost)."""
     writable(store, key[0])
-    with Session(writer(store.engine)) as db:
-        db.exec(update(ResultRow).where(*_is(key)).values(finished_at=time.time(), **values))
-        db.commit()
+    with writer(store.engine).begin() as conn:
+        unit_started(key, worker)(conn, session_id)
+
+
+def finish_unit(
+    store: SessionStore, key: tuple[str, int, int, int], values: dict[str, Any], *, checked: bool = False
+) -> None:
+    """Write a unit's outcome (state, run, scores, failure, cost); ``checked``: the caller (the runner, as it
+    started) already found the experiment the actor's to change, so it is not looked up again."""
+    if checked:
+        store.actor.check_writable()
+    else:
+        writable(store, key[0])
+    with writer(store.engine).begin() as conn:
+        done = {**_unit_key(key), "finished_at": time.time(), **values}
+        if conn.execute(_FINISH_UNIT, done).rowcount == 0:  # it failed before it could start (a bad configuration)
+            conn.execute(_INSERT_UNIT, _new_unit(key, session_id=None, worker=None))
+            conn.execute(_FINISH_UNIT, done)
 
 
 def outcome(
@@ -233,11 +240,29 @@ def outcome(
     }
 
 
-def _is(key: tuple[str, int, int, int]) -> tuple[Any, ...]:
+_RESULTS = table_of(ResultRow)
+_THE_UNIT = (
+    (_RESULTS.c.experiment_id == bindparam("k_experiment"))
+    & (_RESULTS.c.position == bindparam("k_position"))
+    & (_RESULTS.c.config_index == bindparam("k_config"))
+    & (_RESULTS.c.repeat == bindparam("k_repeat"))
+)
+# Prebuilt statements, their values bound at execution: built per unit, their clauses cost more than the writes.
+_DELETE_UNIT, _INSERT_UNIT, _FINISH_UNIT = delete(_RESULTS).where(_THE_UNIT), insert(_RESULTS), update(_RESULTS)
+_FINISH_UNIT = _FINISH_UNIT.where(_THE_UNIT)
+
+
+def _unit_key(key: tuple[str, int, int, int]) -> dict[str, Any]:
     experiment_id, position, config_index, repeat = key
-    return (
-        ResultRow.experiment_id == experiment_id,
-        ResultRow.position == position,
-        ResultRow.config_index == config_index,
-        ResultRow.repeat == repeat,
-    )
+    return {"k_experiment": experiment_id, "k_position": position, "k_config": config_index, "k_repeat": repeat}
+
+
+def _new_unit(key: tuple[str, int, int, int], *, session_id: str | None, worker: str | None) -> dict[str, Any]:
+    """The column values of a unit's row as it starts (all given: a Core insert sets no model defaults)."""
+    experiment_id, position, config_index, repeat = key
+    return {
+        **{"experiment_id": experiment_id, "position": position, "config_index": config_index, "repeat": repeat},
+        **{"session_id": session_id, "run_id": None, "state": "running", "passed": None, "score": None},
+        **{"scores": [], "failure": None, "cost": None, "worker": worker, "started_at": time.time()},
+        "finished_at": None,
+    }

@@ -28,7 +28,7 @@ from agent_core.experiments.experiment_records import (
     outcome,
     record_judge,
     set_status,
-    start_unit,
+    unit_started,
 )
 from agent_core.experiments.items import DatasetItem
 from agent_core.experiments.judge import recorded_judge
@@ -38,7 +38,7 @@ from agent_core.guards.limits import CancelToken
 from agent_core.models.chat_model import ChatModel
 from agent_core.models.pricing import PriceTable, env_prices_or_catalogue
 from agent_core.runtime.env_settings import env_settings
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.session_runs import run_in_new_session
 from agent_core.store import SessionStore
 from agent_core.store.run_owners import this_process
 from agent_core.tools import Tool
@@ -171,7 +171,7 @@ class ExperimentRunner:
         except Exception as exc:  # one unit's failure must not end the experiment
             log.exception("unit %s of experiment %s failed", unit, info.id)
             score = Score.of("run", False, f"the item could not be run: {type(exc).__name__}: {exc}")
-            finish_unit(self.store, key, outcome(None, "error", [score], "error", None))
+            finish_unit(self.store, key, outcome(None, "error", [score], "error", None), checked=True)
             self.progress.add(False, None, error=True)
         self._report()
 
@@ -189,38 +189,42 @@ def run_unit(
     runner: ExperimentRunner, info: ExperimentInfo, item: DatasetItem, config: RunConfig, key: tuple[str, int, int, int]
 ) -> None:
     """Run one unit to a final result (backing off and trying again while it ends rate-limited)."""
-    repeat = key[3]
     for _attempt in range(MAX_RATE_LIMITED):
         runner.pace.wait(runner.cancel)
         if runner.cancel.cancelled:
             return
-        title = f"{info.name} · {item.id} · {config.label}" + (f" · #{repeat + 1}" if info.repeats > 1 else "")
-        session = runner.store.create_session(title=title)
-        start_unit(runner.store, key, session.id, runner.worker)
-        events = run_item(runner, session.id, item, config)
+        session_id, events = run_item(runner, info, key, item, config)
         finished = next((e for e in reversed(events) if isinstance(e, RunFinished)), None)
         if not rate_limited(finished):
             runner.pace.ok()
-            score_unit(runner, key, session.id, item, config, events, finished)
+            score_unit(runner, key, session_id, item, config, events, finished)
             return
         log.warning("item %s hit the rate limit; backing off %.1f s", item.id, runner.pace.slow_down())
     score = Score.of("run", False, f"the endpoint kept rate-limiting this item ({MAX_RATE_LIMITED} attempts)")
-    finish_unit(runner.store, key, outcome(None, "error", [score], "rate_limited", None))
+    finish_unit(runner.store, key, outcome(None, "error", [score], "rate_limited", None), checked=True)
     runner.progress.add(False, None, error=True)
 
 
-def run_item(runner: ExperimentRunner, session_id: str, item: DatasetItem, config: RunConfig) -> list[Event]:
-    """The item's question asked in its session with ``config`` (earlier turns in memory), every event recorded.
+def run_item(
+    runner: ExperimentRunner, info: ExperimentInfo, key: tuple[str, int, int, int], item: DatasetItem, config: RunConfig
+) -> tuple[str, list[Event]]:
+    """The item's question asked with ``config`` (earlier turns in memory) in a session of its own; (its id, events).
 
+    One transaction makes the session with its configuration, claims its run and records the unit as running; the
+    events are written grouped (``record_events``): an interrupted item runs again from the start, in a new session.
     The run gets a token of its own, cancelled with the experiment's: whatever cancels one run (its claim lost
     to another process, say) must not stop the whole experiment.
     """
     agent = agent_for(config, runner.model(config), list(runner.tools(config)))
     agent.memory.turns = [Turn(t.question, t.answer) for t in item.turns]
+    title = f"{info.name} · {item.id} · {config.label}" + (f" · #{key[3] + 1}" if info.repeats > 1 else "")
     own = CancelToken()
     unlink = runner.cancel.on_cancel(own.cancel)
     try:
-        return list(run_in_session(runner.store, session_id, agent, item.question, cancel=own))
+        session_id, events = run_in_new_session(
+            runner.store, agent, item.question, title=title, cancel=own, also=unit_started(key, runner.worker)
+        )
+        return session_id, list(events)
     finally:
         unlink()
 
@@ -239,12 +243,12 @@ def score_unit(
     facts = RunFacts.of(events, cost)
     run_id = finished.run_id if finished else None
     if facts.status == "cancelled":
-        finish_unit(runner.store, key, outcome(run_id, "cancelled", [], "cancelled", cost))
+        finish_unit(runner.store, key, outcome(run_id, "cancelled", [], "cancelled", cost), checked=True)
         return
     judge = recorded_judge(runner.store, session_id, runner.judge_model) if runner.judge_model else None
     ctx = ScoringContext(item, facts, tuple(events), judge, config.model_dump(mode="json"))
     scores = [score_check(check, ctx) for check in item.checks]
     values = outcome(run_id, "done", scores, None, cost)
     values["failure"] = failure_of(facts, bool(values["passed"]))
-    finish_unit(runner.store, key, values)
+    finish_unit(runner.store, key, values, checked=True)
     runner.progress.add(bool(values["passed"]), cost)

@@ -6,6 +6,8 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+from sqlalchemy import Connection
+
 from agent_core.engine.agent import Agent, AgentSettings, new_run_id
 from agent_core.engine.attachments import Attachment, check_attachments
 from agent_core.engine.context_window import ConversationMemory
@@ -100,6 +102,28 @@ def run_in_session(
         return agent.run(question, cancel=cancel, run_id=claimed, attachments=attachments)
 
     return recorded_run(store, session_id, agent, run_id or new_run_id(), start, cancel, persist_deltas=persist_deltas)
+
+
+def run_in_new_session(
+    store: SessionStore,
+    agent: Agent,
+    question: str,
+    *,
+    title: str | None = None,
+    cancel: CancelToken | None = None,
+    also: Callable[[Connection, str], None] | None = None,
+) -> tuple[str, Iterator[Event]]:
+    """``question`` asked in a new session of the actor's; (its id, the recorded events).
+
+    For runs that are started again from scratch when interrupted (an experiment's items): one transaction makes
+    the session with the agent's configuration, claims its run and adds ``also``'s rows (``SessionStore.open_run``),
+    and the events are written grouped (``record_events``), about half the transactions of ``run_in_session``.
+    """
+    cancel = cancel or CancelToken()
+    claim = store.open_run(new_run_id(), config_from_agent(agent), title=title, also=also)
+    events = agent.run(question, cancel=cancel, run_id=claim.run_id)
+    recorded = record_events(store, claim.session_id, events, grouped=True)
+    return claim.session_id, owned(RunOwners(store.engine), claim, cancel, recorded)
 
 
 def recorded_run(

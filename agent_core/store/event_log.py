@@ -6,7 +6,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, literal
+from sqlalchemy import Connection, bindparam, literal
 from sqlmodel import col, func, insert, select, update
 
 from agent_core.events import Event, RunStarted
@@ -17,7 +17,7 @@ from agent_core.store.tables import EventRow, RunRow, SessionRow, table_of
 from agent_core.store.titles import title_from_question
 from agent_core.store.transactions import NotYours, StoreBase
 
-_SESSIONS, _EVENTS = table_of(SessionRow), table_of(EventRow)
+_SESSIONS, _EVENTS, _RUNS = table_of(SessionRow), table_of(EventRow), table_of(RunRow)
 # Prebuilt Core statements for the hot path: an append is two statements and a commit, with no ORM work.
 _RESERVE = (
     update(_SESSIONS)
@@ -29,6 +29,8 @@ _RESERVE_TITLED = _RESERVE.values(title=func.coalesce(_SESSIONS.c.title, bindpar
 _OWNED = _SESSIONS.c.owner == bindparam("actor")
 """Added to the reserve statement for an actor who is not an admin: only their own sessions take events."""
 INSERT_EVENTS = insert(_EVENTS)
+_RUN_KNOWN = select(_RUNS.c.run_id).where(_RUNS.c.session_id == bindparam("sid"), _RUNS.c.run_id == bindparam("rid"))
+_INSERT_RUN = insert(_RUNS)
 STORED_COLUMNS = tuple(_EVENTS.c[name] for name in StoredEvent._fields)
 """The event columns a StoredEvent holds, in its order (everything but ``session_id``)."""
 
@@ -54,24 +56,25 @@ class EventLog(StoreBase):
             reserve["new_title"] = self._redact(title_from_question(started.question))
         if not self.actor.is_admin:
             statement, reserve["actor"] = statement.where(_OWNED), self.actor.owner
-        with self._write() as db:
-            last = db.exec(statement, params=reserve).scalar()
+        with self._writer.begin() as conn:  # Core, not an ORM session: an append is the store's hot path
+            last = conn.execute(statement, reserve).scalar()
             if last is None:
                 raise NotYours(f"no session {session_id!r}")
-            if started is not None and db.get(RunRow, (session_id, started.run_id)) is None:
-                db.add(
-                    RunRow(
-                        session_id=session_id, run_id=started.run_id, started_by=self.actor.label, started_at=started.ts
-                    )
-                )
+            if started is not None:
+                self._add_run(conn, session_id, started)
             first = last - len(rows) + 1
             params = [
                 {"session_id": session_id, "seq": first + i, "run_id": r, "type": t, "ts": ts, "payload": p}
                 for i, (r, t, ts, p) in enumerate(rows)
             ]
-            db.exec(INSERT_EVENTS, params=params)
-            db.commit()
+            conn.execute(INSERT_EVENTS, params)
         return int(last)
+
+    def _add_run(self, conn: Connection, session_id: str, started: RunStarted) -> None:
+        """Record who started the run, at its first ``run_started`` (a resume repeats none; a copy may)."""
+        if conn.execute(_RUN_KNOWN, {"sid": session_id, "rid": started.run_id}).first() is None:
+            values = {"session_id": session_id, "run_id": started.run_id, "started_by": self.actor.label}
+            conn.execute(_INSERT_RUN, {**values, "started_at": started.ts})
 
     def events(self, session_id: str, *, upto_seq: int | None = None) -> list[Event]:
         """The session's events in order (up to ``upto_seq`` when given); raises SessionNotFound."""

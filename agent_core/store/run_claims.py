@@ -8,9 +8,17 @@ actor like any other store call: seeing a run in progress or its new events need
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from sqlalchemy import Connection, insert
+
 from agent_core.events import Event
+from agent_core.store.records import SessionConfig
 from agent_core.store.run_owners import RunOwner, RunOwners, events_after
+from agent_core.store.tables import SessionRow, table_of
 from agent_core.store.transactions import StoreBase
+
+_INSERT_SESSION = insert(table_of(SessionRow))
 
 
 class RunControl(StoreBase):
@@ -27,6 +35,27 @@ class RunControl(StoreBase):
         with self._read() as db:
             self._session(db, session_id, write=True)
         return RunOwners(self.engine).claim(session_id, run_id)
+
+    def open_run(
+        self,
+        run_id: str,
+        config: SessionConfig,
+        *,
+        title: str | None = None,
+        also: Callable[[Connection, str], None] | None = None,
+    ) -> RunOwner:
+        """A new session of the actor's with ``config``, its run ``run_id`` claimed by this process (the claim names
+        the session): one transaction where ``create_session``, ``claim_run`` and ``update_config`` take three (a new
+        session has no run to wait for). ``also(conn, session_id)`` adds rows that belong with it (an experiment's
+        result row) to the same transaction."""
+        self.actor.check_writable()
+        values = self._new_session_values(config, title)
+        with self._writer.begin() as conn:
+            conn.execute(_INSERT_SESSION, values)
+            claim = RunOwners(self.engine).claim_new(conn, values["id"], run_id)
+            if also is not None:
+                also(conn, values["id"])
+        return claim
 
     def request_cancel(self, session_id: str, run_id: str) -> bool:
         """Ask the run's owner, wherever it is, to stop it; False if that run is no longer in progress."""

@@ -2,9 +2,10 @@
 
 Every replica of the app (and the CLI) shares the database, so the database says which process owns a
 session's run in progress (``run_owners``). The owner writes a heartbeat every ``HEARTBEAT_S`` and, with the
-same statement, reads whether anyone asked it to stop. A run whose heartbeat is older than ``STALE_AFTER_S``
-(or whose owner on this very host is gone) is dead: only then may another process claim it to resume it.
-Claims are compare-and-set statements, so of two processes claiming at once exactly one wins.
+same statement, reads whether anyone asked it to stop (one statement for all of a process's runs: ``heartbeats``).
+A run whose heartbeat is older than ``STALE_AFTER_S`` (or whose owner on this very host is gone) is dead: only then
+may another process claim it to resume it. Claims are compare-and-set statements, so of two processes claiming
+at once exactly one wins.
 
 Replicas compare heartbeats with their own clocks: keep them in sync (NTP) to well under ``STALE_AFTER_S``.
 """
@@ -20,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from agent_core.events import Event
@@ -28,6 +29,7 @@ from agent_core.guards.limits import CancelToken
 from agent_core.runtime.env_settings import env_settings
 from agent_core.store.database import writer
 from agent_core.store.event_codec import decode
+from agent_core.store.heartbeats import beater
 from agent_core.store.outage import DatabaseUnavailable, with_retry
 from agent_core.store.tables import EventRow, RunOwnerRow, table_of
 
@@ -38,6 +40,10 @@ HEARTBEAT_S = 0.5
 STALE_AFTER_S = 10.0
 """A heartbeat older than this means the owner died: its run may be resumed elsewhere."""
 _OWNERS = table_of(RunOwnerRow)
+_INSERT_OWNER = insert(_OWNERS)
+_RELEASE = delete(_OWNERS).where(
+    _OWNERS.c.session_id == bindparam("s"), _OWNERS.c.run_id == bindparam("r"), _OWNERS.c.owner == bindparam("o")
+)
 
 
 class SessionBusy(RuntimeError):
@@ -141,6 +147,13 @@ class RunOwners:
             raise SessionBusy(_busy(session_id, taken.describe() if taken else "claimed a moment ago"))
         return RunOwner(session_id, run_id, this_process(), now, False)
 
+    def claim_new(self, conn: Connection, session_id: str, run_id: str) -> RunOwner:
+        """Claim ``run_id`` in a session made in ``conn``'s transaction (nobody else can hold it yet)."""
+        claim = RunOwner(session_id, run_id, this_process(), time.time(), False)
+        values = {"session_id": session_id, "run_id": run_id, "owner": claim.owner, "heartbeat": claim.heartbeat}
+        conn.execute(_INSERT_OWNER, {**values, "cancel_requested": False})
+        return claim
+
     def _insert_new(self, dialect: str, values: dict[str, object]) -> Any:
         if dialect == "postgresql":
             return postgresql.insert(_OWNERS).values(**values).on_conflict_do_nothing()
@@ -148,29 +161,10 @@ class RunOwners:
             return sqlite.insert(_OWNERS).values(**values).on_conflict_do_nothing()
         return insert(_OWNERS).values(**values)  # another database: a duplicate raises instead
 
-    def beat(self, claim: RunOwner) -> bool | None:
-        """Record a heartbeat; True if a cancel was requested, None if the claim was lost (taken over)."""
-        statement = (
-            update(_OWNERS)
-            .where(_OWNERS.c.session_id == claim.session_id, _OWNERS.c.run_id == claim.run_id)
-            .where(_OWNERS.c.owner == claim.owner)
-            .values(heartbeat=time.time())
-            .returning(_OWNERS.c.cancel_requested)
-        )
-        with self._writer.begin() as conn:
-            row = conn.execute(statement).first()
-        return None if row is None else bool(row[0])
-
     def release(self, claim: RunOwner) -> None:
         """The run ended (or its process stops running it): the session is free."""
         with self._writer.begin() as conn:
-            conn.execute(
-                delete(_OWNERS).where(
-                    _OWNERS.c.session_id == claim.session_id,
-                    _OWNERS.c.run_id == claim.run_id,
-                    _OWNERS.c.owner == claim.owner,
-                )
-            )
+            conn.execute(_RELEASE, {"s": claim.session_id, "r": claim.run_id, "o": claim.owner})
 
     def request_cancel(self, session_id: str, run_id: str) -> bool:
         """Ask the run's owner, wherever it is, to stop it; False if that run is no longer in progress."""
@@ -193,34 +187,23 @@ def events_after(engine: Engine, session_id: str, after_seq: int) -> list[tuple[
 
 
 class Heartbeat:
-    """A thread that keeps a claim alive and cancels the run when a cancel request (or a takeover) is seen."""
+    """Keeps a claim alive and cancels the run when a cancel request (or a takeover) is seen.
+
+    The beating is shared: one thread per process and database beats every claim in one statement (``heartbeats``).
+    """
 
     def __init__(self, owners: RunOwners, claim: RunOwner, cancel: CancelToken) -> None:
-        self._owners, self._claim, self._cancel = owners, claim, cancel
-        self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name=f"heartbeat-{claim.run_id}", daemon=True)
+        self._beater = beater(owners.engine, lambda: HEARTBEAT_S, time.time)
+        self._key, self._cancel = (claim.session_id, claim.run_id, claim.owner), cancel
 
     def start(self) -> Heartbeat:
         """Start beating."""
-        self._thread.start()
+        self._beater.add(self._key, self._cancel)
         return self
 
     def stop(self) -> None:
         """Stop beating (the caller then releases the claim)."""
-        self._stopped.set()
-        self._thread.join(timeout=5)
-
-    def _loop(self) -> None:
-        while not self._stopped.wait(HEARTBEAT_S):
-            try:
-                requested = self._owners.beat(self._claim)
-            except Exception as exc:  # a database hiccup: try again at the next beat
-                log.warning("heartbeat of run %s failed: %s", self._claim.run_id, exc)
-                continue
-            if requested is None:
-                log.warning("run %s was taken over by another process; cancelling it here", self._claim.run_id)
-            if requested is not False and not self._cancel.cancelled:
-                self._cancel.cancel()
+        self._beater.remove(self._key)
 
 
 def owned(owners: RunOwners, claim: RunOwner, cancel: CancelToken, events: Iterator[Event]) -> Iterator[Event]:

@@ -50,15 +50,7 @@ class SessionStore(Snapshots, Dumps, RunQueries, ShareLinks, RunControl, Adoptio
     def create_session(self, config: SessionConfig | None = None, *, title: str | None = None) -> SessionInfo:
         """A new, empty session of the actor's; without a title it takes one from its first question."""
         self.actor.check_writable()
-        now = time.time()
-        row = SessionRow(
-            owner=self.actor.owner,
-            id=new_id("ses"),
-            title=self._redact(clean_title(title)) if title else None,
-            created_at=now,
-            updated_at=now,
-            config=config or SessionConfig(),
-        )
+        row = self._new_session_row(config, title)
         with self._write() as db:
             db.add(row)
             db.commit()

@@ -28,6 +28,7 @@ from agent_core.longterm.memory_store import MemoryNotFound
 from agent_core.runtime.session_runs import NothingToResume
 from agent_core.store import Actor, SessionNotFound, SessionStore, ShareLinkInvalid, SnapshotNotFound
 from agent_core.store.actors import ReadOnly
+from agent_core.store.records import SessionConfig
 from agent_core.store.run_owners import RunOwners
 from tests.store.helpers import arithmetic_agent, run
 
@@ -96,6 +97,7 @@ PROBES: dict[str, Probe] = {
     "list_snapshots": Probe(lambda s, w: s.list_snapshots(w.target), viewer_shared="clean"),
     "live_run_owner": Probe(lambda s, w: s.live_run_owner(w.target), viewer_shared="clean"),
     "open": Probe(lambda s, w: SessionStore.open(w.url).acting_as(s.actor).list_sessions(), "clean", "clean", "clean"),
+    "open_run": Probe(lambda s, w: s.open_run("run_opened", SessionConfig(), title="mine"), "clean"),
     "open_share_link": Probe(lambda s, w: s.open_share_link("x" * 43), "refused", "refused", "refused"),
     "rename_session": Probe(lambda s, w: s.rename_session(w.target, "taken")),
     "request_cancel": Probe(lambda s, w: s.request_cancel(w.target, w.run_id)),
@@ -243,9 +245,9 @@ def test_no_run_is_claimed_or_followed_around_the_acting_user(
 
 
 def test_nothing_above_the_store_reaches_run_owners_around_the_acting_user() -> None:
-    """Outside ``agent_core/store`` only ``session_runs.recorded_run``/``resume_run`` hold a RunOwners, to heartbeat
-    a claim that ``store.claim_run`` checked (a fork's branch is recorded through ``recorded_run``); nobody tails the
-    event table directly."""
+    """Outside ``agent_core/store`` only ``session_runs.recorded_run``/``resume_run``/``run_in_new_session`` hold a
+    RunOwners, to heartbeat a claim that ``store.claim_run`` (``open_run``) checked (a fork's branch is recorded
+    through ``recorded_run``); nobody tails the event table directly."""
     root = Path(__file__).resolve().parents[2]
     found = []
     for path in [*root.joinpath("agent_core").rglob("*.py"), *root.joinpath("sparrow_ui").rglob("*.py")]:
@@ -254,4 +256,4 @@ def test_nothing_above_the_store_reaches_run_owners_around_the_acting_user() -> 
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and ast.unparse(node.func) in ("RunOwners", "events_after"):
                 found.append(f"{path.relative_to(root)}:{ast.unparse(node.func)}")
-    assert found == ["agent_core/runtime/session_runs.py:RunOwners", "agent_core/runtime/session_runs.py:RunOwners"]
+    assert found == ["agent_core/runtime/session_runs.py:RunOwners"] * 3

@@ -6,9 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_core.events import Event, ModelDelta, RunFinished, StepStarted
+from agent_core.events import Event, ModelDelta, ModelFinished, RunFinished, StepStarted
 from agent_core.runtime.session_runs import config_from_agent
 from agent_core.store import SessionNotFound, SessionStore, record_events
+from agent_core.store.recorder import WAITS_AFTER
 from tests.store.helpers import arithmetic_agent, every_event_type, persisted
 
 
@@ -69,3 +70,36 @@ def test_deltas_between_events_do_not_cost_a_write_each(store: SessionStore, mon
     list(record_events(store, session.id, events, persist_deltas=True))
     after = len(every_event_type()) - 4  # events after the model_finished
     assert calls == [1, 1, 5, *[1] * after]  # the 4 deltas (3 + the sample's own) go with that model_finished
+
+
+def test_grouped_writes_each_burst_before_the_run_waits(store: SessionStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    batches: list[list[str]] = []
+    append = store.append
+    monkeypatch.setattr(store, "append", lambda sid, evs: batches.append([e.type for e in evs]) or append(sid, evs))
+    agent = arithmetic_agent()
+    session = store.create_session(config_from_agent(agent))
+    seen: list[Event] = []
+    for event in record_events(store, session.id, agent.run("What is 6*7?"), grouped=True):
+        seen.append(event)
+        if event.type in WAITS_AFTER:  # the run waits (or ends) next: everything so far is stored
+            assert store.events(session.id) == persisted(seen)
+    assert batches == [
+        ["run_started", "step_started"],
+        ["model_finished", "tool_started"],
+        ["tool_finished", "step_started"],
+        ["model_finished", "final_answer", "run_finished"],
+    ]
+    assert store.events(session.id) == persisted(seen)
+
+
+def test_a_grouped_run_stopped_early_keeps_what_it_emitted(store: SessionStore) -> None:
+    session = store.create_session()
+    stream = record_events(store, session.id, arithmetic_agent().run("What is 6*7?"), grouped=True)
+    seen = []
+    for event in stream:
+        seen.append(event)
+        if isinstance(event, ModelFinished):
+            break
+    stream.close()  # type: ignore[attr-defined]
+    assert [e.type for e in store.events(session.id)] == ["run_started", "step_started", "model_finished"]
+    assert store.events(session.id) == persisted(seen)

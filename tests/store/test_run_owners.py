@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from sqlalchemy import event as sa_event
 from sqlalchemy import update
 
 from agent_core import Agent
@@ -22,7 +23,7 @@ from agent_core.models.chat_model import Message, ModelRequest
 from agent_core.runtime.live_runs import FollowedRun
 from agent_core.runtime.session_runs import NothingToResume, resume_run, run_in_session
 from agent_core.store import SessionStore
-from agent_core.store.run_owners import RunOwner, RunOwners, SessionBusy, replica_id, this_process
+from agent_core.store.run_owners import HEARTBEAT_S, RunOwner, RunOwners, SessionBusy, replica_id, this_process
 from agent_core.store.tables import RunOwnerRow
 from agent_core.testing import FunctionModel, Reply
 from tests.core.helpers import answer
@@ -217,3 +218,32 @@ def test_stale_means_no_heartbeat_for_ten_seconds() -> None:
 def test_the_owner_is_this_replica_and_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPARROW_REPLICA_ID", "web-1")
     assert this_process() == f"web-1:{os.getpid()}"
+
+
+def test_one_thread_beats_every_run_of_the_process_in_one_statement(file_store: SessionStore) -> None:
+    sessions = [file_store.create_session() for _ in range(8)]
+    owners, release, beats = RunOwners(file_store.engine), threading.Event(), []
+
+    def count(conn: object, cursor: object, statement: str, *rest: object) -> None:
+        if statement.startswith("UPDATE run_owners SET heartbeat"):
+            beats.append(time.monotonic())
+
+    sa_event.listen(file_store.engine, "before_cursor_execute", count)
+    with ThreadPoolExecutor(8) as pool, _released(release):
+        runs = [run_in_session(file_store, s.id, slow_agent(release), "Slow?") for s in sessions]
+        running = [pool.submit(consume, r) for r in runs]
+        wait_for(lambda: all(owners.get(s.id) is not None for s in sessions), "eight runs to start")
+        started = time.monotonic()
+        wait_for(lambda: len([b for b in beats if b > started]) >= 3, "three beats")
+        elapsed = time.monotonic() - started
+        assert not [t.name for t in threading.enumerate() if t.name.startswith("heartbeat-")]  # no thread per run
+        assert len([b for b in beats if b > started]) <= elapsed / HEARTBEAT_S + 2  # a thread each made 8 per beat
+        stopped, taken = owners.get(sessions[3].id), owners.get(sessions[5].id)
+        assert stopped is not None and taken is not None
+        assert owners.request_cancel(stopped.session_id, stopped.run_id)  # a Stop on another replica
+        set_owner(file_store, taken.session_id, taken.run_id, "replica-2:4242", time.time())  # taken over
+        wait_for(lambda: running[3].done() and running[5].done(), "the stopped and the taken-over run to end")
+        assert not any(f.done() for i, f in enumerate(running) if i not in (3, 5))
+        release.set()
+        ends = [f.result(timeout=60)[-1] for f in running]
+    assert [e.status for e in ends] == ["completed"] * 3 + ["cancelled", "completed", "cancelled"] + ["completed"] * 2  # type: ignore[attr-defined]
