@@ -11,6 +11,7 @@ from agent_core.experiments.experiment_exports import to_csv, to_json, to_junit
 from agent_core.experiments.experiment_html import experiment_html
 from agent_core.experiments.experiment_records import ExperimentNotFound, get_experiment, list_experiments
 from agent_core.experiments.experiment_results import config_summaries, unit_results
+from agent_core.trace_export.html_strings import ReportLang
 from agent_core.views.formatting import format_timestamp
 from sparrow_ui.access.auth import read_only
 from sparrow_ui.panels import experiment_charts, experiment_run
@@ -128,7 +129,7 @@ csv_column.download_button("CSV", lambda: to_csv(info, units), f"{info.id}.csv",
 junit_column.download_button(
     "JUnit XML", lambda: to_junit(info, units), f"{info.id}.junit.xml", "application/xml", icon=":material/checklist:"
 )
-report_lang = "zh" if lang() == "zh" else "en"
+report_lang: ReportLang = "zh" if lang() == "zh" else "en"
 html_column.download_button(
     "HTML",
     lambda: experiment_html(info, summaries, units, found, lang=report_lang),
