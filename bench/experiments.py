@@ -256,6 +256,7 @@ def page_open(workdir: Path, count: int) -> None:
     """Part 3: the page's data (queries, frames) and the whole page script, 1,000 items × 3 configurations."""
     from streamlit.testing.v1 import AppTest
 
+    sys.path.insert(0, str(ROOT))  # sparrow_ui is the app's folder, not an installed package
     from sparrow_ui.panels.experiment_views import matrix_frame, summary_frame
 
     made = time.perf_counter()
