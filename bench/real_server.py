@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -74,6 +75,11 @@ def ask(question: str, protocol: str, server: LocalServer, args: argparse.Namesp
     return events
 
 
+def _whole(word: str) -> str:
+    """``word`` as a whole word or number: "12" is not found in "12.5" or "120", but is in "12." or "is 12"."""
+    return rf"(?<![\w.,]){re.escape(word)}(?!\w|[.,]\d)"
+
+
 def score(tally: Tally, events: list[dict], expected: tuple[str, ...]) -> None:
     """Add one run's figures."""
     finished = events[-1]
@@ -84,7 +90,7 @@ def score(tally: Tally, events: list[dict], expected: tuple[str, ...]) -> None:
     tally.step_limit += finished.get("status") == "max_steps"
     tally.repeated += finished.get("status") == "repeated"
     answer = (finished.get("final_answer") or "").lower()
-    tally.correct += any(word in answer for word in expected)
+    tally.correct += any(re.search(_whole(word), answer) for word in expected)
     tally.statuses.append(f"{finished.get('status')}: {(finished.get('final_answer') or '')[:60]!r}")
 
 
