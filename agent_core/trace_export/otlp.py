@@ -20,11 +20,11 @@ from types import ModuleType
 from typing import Any
 
 from agent_core.events import Event
-from agent_core.runtime.env_settings import EnvSettings, env_settings
+from agent_core.runtime.env_settings import env_settings
 from agent_core.trace_export.otel import AttributeValue, SpanData, build_spans
+from agent_core.trace_export.otlp_env import SERVICE_NAME as SERVICE_NAME  # re-exported: the default service.name
+from agent_core.trace_export.otlp_env import endpoint_of as endpoint_of
 
-SERVICE_NAME = "sparrow"
-"""Default ``service.name`` of the resource."""
 SCOPE_NAME = "agent_core.trace_export"
 """Instrumentation scope of the spans."""
 ENDPOINT_ENV = "OTEL_EXPORTER_OTLP_ENDPOINT"
@@ -127,15 +127,6 @@ def _version() -> str | None:
 def otlp_endpoint(environ: Mapping[str, str] | None = None) -> str | None:
     """The traces URL the standard variables point at, or None when neither is set."""
     return endpoint_of(env_settings(environ))
-
-
-def endpoint_of(env: EnvSettings) -> str | None:
-    """The traces URL of these settings: ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``, else the base URL's ``/v1/traces``."""
-    if url := env.otel_exporter_otlp_traces_endpoint:
-        return url
-    if base := env.otel_exporter_otlp_endpoint:
-        return base.rstrip("/") + "/v1/traces"
-    return None
 
 
 def otel_sdk_available() -> bool:

@@ -17,7 +17,19 @@ from typing import Literal
 from urllib.parse import unquote
 
 from agent_core.runtime.env_settings import EnvSettings, env_settings
-from agent_core.trace_export.otlp import SERVICE_NAME, endpoint_of
+
+SERVICE_NAME = "sparrow"
+"""Default ``service.name`` of the resource (when ``OTEL_SERVICE_NAME`` is not set)."""
+
+
+def endpoint_of(env: EnvSettings) -> str | None:
+    """The traces URL of these settings: ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``, else the base URL's ``/v1/traces``."""
+    if url := env.otel_exporter_otlp_traces_endpoint:
+        return url
+    if base := env.otel_exporter_otlp_endpoint:
+        return base.rstrip("/") + "/v1/traces"
+    return None
+
 
 Protocol = Literal["http/protobuf", "http/json"]
 PROTOCOLS: tuple[Protocol, ...] = ("http/protobuf", "http/json")
