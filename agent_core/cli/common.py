@@ -15,8 +15,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from agent_core.cli.exit_codes import EXIT_CANCELLED as EXIT_CANCELLED  # re-exported: the groups import them from here
 from agent_core.cli.exit_codes import EXIT_OK as EXIT_OK
 from agent_core.cli.exit_codes import EXIT_RUN_FAILED, EXIT_USAGE, CliError
+from agent_core.env_settings import env_settings
 from agent_core.guards.safe_write import OutputRefused
-from agent_core.runtime.env_settings import env_settings
 from agent_core.store import (
     LOCAL_ADMIN,
     Actor,

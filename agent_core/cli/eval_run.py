@@ -25,6 +25,7 @@ from agent_core.cli.common import (
 )
 from agent_core.cli.worker_cmd import wait_for_workers
 from agent_core.engine.protocols import PROTOCOLS
+from agent_core.env_settings import env_settings
 from agent_core.experiments import (
     DatasetFileError,
     DatasetNotFound,
@@ -45,7 +46,6 @@ from agent_core.experiments.run_configs import ConfigFileError, check_config, re
 from agent_core.experiments.scorer_registry import load_scorers
 from agent_core.guards.limits import CancelToken
 from agent_core.models.openai_compat import DEFAULT_MODEL
-from agent_core.runtime.env_settings import env_settings
 from agent_core.store import SessionStore
 from agent_core.store.database import database_url
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from agent_core.cli.conventions import program_name, version
 from agent_core.cli.exit_codes import EXIT_RUN_FAILED, EXIT_USAGE, CliError
-from agent_core.runtime.process_resources import owning
+from agent_core.process_resources import owning
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "ask": ("agent_core.cli.ask_cmd", "answer a question, printing the live trace to stderr"),
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_RUN_FAILED
     except Exception as exc:  # never a raw traceback for the user
-        if _loaded_error(exc, "agent_core.runtime.env_settings", "EnvSettingsError"):  # a bad variable: one sentence
+        if _loaded_error(exc, "agent_core.env_settings", "EnvSettingsError"):  # a bad variable: one sentence
             print(f"sparrow: {exc}", file=sys.stderr)
             return EXIT_USAGE
         if _loaded_error(exc, "agent_core.store.outage", "DatabaseUnavailable"):  # a long outage stopped a run

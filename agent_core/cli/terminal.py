@@ -11,10 +11,10 @@ from typing import TextIO
 from agent_core.cli.common import EXIT_CANCELLED, EXIT_OK, EXIT_RUN_FAILED, CliError
 from agent_core.cli.trace_printer import TracePrinter
 from agent_core.engine.approvals import Approvals, approval_key
+from agent_core.env_settings import env_settings
 from agent_core.events import ApprovalRequested, Event, RunFinished
 from agent_core.guards.limits import CancelToken
 from agent_core.guards.output_check import HidingWriter, hide_configured
-from agent_core.runtime.env_settings import env_settings
 
 
 def use_color(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:

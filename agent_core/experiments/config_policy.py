@@ -21,9 +21,9 @@ import os
 import re
 from collections.abc import Mapping
 
+from agent_core.env_settings import env_settings
 from agent_core.models.endpoints import Connection, EndpointPolicy, OperatorEndpoint
 from agent_core.models.model_errors import ModelError
-from agent_core.runtime.env_settings import env_settings
 from agent_core.tools.network.addresses import AddressPolicy
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"

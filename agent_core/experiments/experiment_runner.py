@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from agent_core.engine.context_window import Turn
+from agent_core.env_settings import env_settings
 from agent_core.events import Event, RunFinished
 from agent_core.experiments.checks import score_check
 from agent_core.experiments.datasets import dataset_items
@@ -37,7 +38,6 @@ from agent_core.experiments.scores import RunFacts, Score, ScoringContext, failu
 from agent_core.guards.limits import CancelToken
 from agent_core.models.chat_model import ChatModel
 from agent_core.models.pricing import PriceTable, env_prices_or_catalogue
-from agent_core.runtime.env_settings import env_settings
 from agent_core.runtime.session_runs import run_in_new_session
 from agent_core.store import SessionStore
 from agent_core.store.run_owners import this_process

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, overload
 
+from agent_core.env_settings import env_settings
 from agent_core.experiments.scores import Score, ScoringContext
-from agent_core.runtime.env_settings import env_settings
 from agent_core.tools.plugins import import_module as load_plugin_module
 
 SCORERS_ENV = "SPARROW_SCORERS"

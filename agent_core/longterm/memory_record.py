@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agent_core.env_settings import env_settings
 from agent_core.longterm.memory_guard import MemoryRefused
-from agent_core.runtime.env_settings import env_settings
 
 DEFAULT_SCOPE = "default"
 _SCOPE = re.compile(r"^[\w.@:-]{1,64}$")

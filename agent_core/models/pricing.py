@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from agent_core.env_settings import env_settings
 from agent_core.events import ModelSampled, RunStarted, Usage
 from agent_core.models.price_catalog import catalogue_cost, per_million
-from agent_core.runtime.env_settings import env_settings
 
 PRICES_ENV = "SPARROW_PRICES"
 """Environment variable holding a JSON object of price overrides."""

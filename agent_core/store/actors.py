@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from agent_core.runtime.env_settings import env_settings
+from agent_core.env_settings import env_settings
 
 OWNER_MAX_CHARS = 520
 """Longest owner stored: ``ISSUER#SUBJECT`` (an issuer URL and a subject of at most 255 characters each)."""

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Engine, event, make_url, text
 from sqlalchemy.engine import URL
 from sqlmodel import StaticPool, create_engine
 
-from agent_core.runtime.env_settings import env_settings
+from agent_core.env_settings import env_settings
 from agent_core.store.outage import read_only_refusal
 from agent_core.store.schema import (
     SCHEMA_VERSION,

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from agent_core.runtime.env_settings import env_settings
+from agent_core.env_settings import env_settings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

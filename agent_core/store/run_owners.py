@@ -24,9 +24,9 @@ from typing import Any
 from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from agent_core.env_settings import env_settings
 from agent_core.events import Event
 from agent_core.guards.limits import CancelToken
-from agent_core.runtime.env_settings import env_settings
 from agent_core.store.database import writer
 from agent_core.store.event_codec import decode
 from agent_core.store.heartbeats import beater

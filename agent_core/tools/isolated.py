@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from agent_core.runtime.env_settings import env_settings
+from agent_core.env_settings import env_settings
 from agent_core.tools.tool import Tool, ToolError, ToolOutput
 
 CALL_BUDGET: contextvars.ContextVar[float | None] = contextvars.ContextVar("sparrow_call_budget", default=None)

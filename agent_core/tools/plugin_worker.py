@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from agent_core.runtime.env_settings import env_settings
-from agent_core.runtime.process_resources import resources
+from agent_core.env_settings import env_settings
+from agent_core.process_resources import resources
 from agent_core.tools import plugins
 from agent_core.tools.isolated import IsolatedTool, Loader, WorkerPool, isolation_on
 from agent_core.tools.tool import Tool, ToolError

@@ -51,7 +51,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agent_core.runtime.env_settings import env_settings
+from agent_core.env_settings import env_settings
 from agent_core.tools.tool import Tool
 
 MODULES_ENV = "SPARROW_TOOLS"

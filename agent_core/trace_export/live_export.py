@@ -22,7 +22,7 @@ from typing import Any
 
 from agent_core.events import Event, ModelFinished, RunFinished, full_messages
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable, env_prices_or_catalogue
-from agent_core.runtime.process_resources import resources
+from agent_core.process_resources import resources
 from agent_core.trace_export.otel import SpanData, call_span, run_span
 from agent_core.trace_export.otlp import OtelUnavailable, resource_attributes, scope, sdk_module
 from agent_core.trace_export.otlp_env import ExportTarget, OtlpConfigError, capture_content, export_target

@@ -19,8 +19,8 @@ from importlib import metadata
 from types import ModuleType
 from typing import Any
 
+from agent_core.env_settings import env_settings
 from agent_core.events import Event
-from agent_core.runtime.env_settings import env_settings
 from agent_core.trace_export.otel import AttributeValue, SpanData, build_spans
 from agent_core.trace_export.otlp_env import SERVICE_NAME as SERVICE_NAME  # re-exported: the default service.name
 from agent_core.trace_export.otlp_env import endpoint_of as endpoint_of

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote
 
-from agent_core.runtime.env_settings import EnvSettings, env_settings
+from agent_core.env_settings import EnvSettings, env_settings
 
 SERVICE_NAME = "sparrow"
 """Default ``service.name`` of the resource (when ``OTEL_SERVICE_NAME`` is not set)."""

@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from agent_core.env_settings import env_settings
 from agent_core.events import Event
-from agent_core.runtime.env_settings import env_settings
 from agent_core.trace_export.otel import SpanData, build_spans
 from agent_core.trace_export.otlp import OtelExportError, resource_attributes, scope, sdk_module
 from agent_core.trace_export.otlp_env import ExportTarget, OtlpConfigError, export_target

@@ -22,8 +22,8 @@ from typing import Any
 
 import streamlit as st
 
+from agent_core.env_settings import env_settings
 from agent_core.models.endpoints import EndpointPolicy, OperatorEndpoint
-from agent_core.runtime.env_settings import env_settings
 from agent_core.tools.network.addresses import AddressPolicy
 from sparrow_ui.access.auth import auth_configured
 

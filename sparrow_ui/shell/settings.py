@@ -25,9 +25,9 @@ from typing import Any
 import streamlit as st
 from pydantic import ValidationError
 
+from agent_core.env_settings import env_settings
 from agent_core.models import DEFAULT_MODEL
 from agent_core.models.providers import guess_provider
-from agent_core.runtime.env_settings import env_settings
 from agent_core.runtime.run_settings import RunSettings
 from sparrow_ui.access.auth import identity
 from sparrow_ui.shell.browser_language import browser_language

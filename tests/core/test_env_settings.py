@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.runtime.env_settings import VARIABLES, EnvSettings, EnvSettingsError, env_settings
+from agent_core.env_settings import VARIABLES, EnvSettings, EnvSettingsError, env_settings
 from agent_core.store.database import database_url
 from agent_core.tools.plugins import modules_from_env
 
@@ -79,7 +79,7 @@ def test_the_cli_says_that_sentence_and_nothing_more(tmp_path: Path) -> None:
 
 
 def test_every_field_is_named_for_its_variable_and_has_a_docstring() -> None:
-    source = (ROOT / "agent_core" / "runtime" / "env_settings.py").read_text(encoding="utf-8")
+    source = (ROOT / "agent_core" / "env_settings.py").read_text(encoding="utf-8")
     for name in EnvSettings.model_fields:
         assert name.upper() in VARIABLES
         after = source.split(f"\n    {name}:", 1)[1].split("\n", 2)[1].strip()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agent_core.runtime.env_settings import EnvSettings
+from agent_core.env_settings import EnvSettings
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "deployment.md"
 

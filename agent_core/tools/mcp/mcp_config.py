@@ -27,8 +27,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from agent_core.env_settings import env_settings
 from agent_core.guards import json_limits
-from agent_core.runtime.env_settings import env_settings
 
 CONFIG_ENV = "SPARROW_MCP_CONFIG"
 DEFAULT_FILE = "mcp.json"

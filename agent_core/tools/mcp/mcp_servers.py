@@ -1,5 +1,5 @@
 """The MCP servers of one owner (the CLI command, or the process): one connection per configured server, shared by
-every catalogue and run of that owner, closed with it (``runtime.process_resources``).
+every catalogue and run of that owner, closed with it (``process_resources``).
 
 Building a catalogue starts the servers it needs (all at once) and lists their tools; a catalogue built again with
 the same settings reuses the running servers, and a server whose settings changed is restarted.
@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 
-from agent_core.runtime.process_resources import resources
+from agent_core.process_resources import resources
 from agent_core.tools.mcp.bridge import LoopThread
 from agent_core.tools.mcp.connection import CLOSE_TIMEOUT, GRACE, McpServerError, ServerConnection
 from agent_core.tools.mcp.mcp_config import McpConfig, ServerConfig

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
-from agent_core.runtime.env_settings import env_settings
+from agent_core.env_settings import env_settings
 from agent_core.tools.network.http_client import (
     DEFAULT_TIMEOUT,
     AddressPolicy,

@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlencode, urljoin, urlsplit
 
+from agent_core.env_settings import env_settings
 from agent_core.guards import json_limits
-from agent_core.runtime.env_settings import env_settings
 from agent_core.tools.network.addresses import (
     AddressPolicy,
     IPAddress,

@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
-from agent_core.runtime.env_settings import EnvSettings, env_settings
+from agent_core.env_settings import EnvSettings, env_settings
 from agent_core.tools.network.http_client import (
     DEFAULT_TIMEOUT,
     BadResponse,

@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from agent_core.runtime.env_settings import env_settings
+from agent_core.env_settings import env_settings
 from agent_core.tools.network.http_client import DEFAULT_TIMEOUT, HttpClient, HttpError, tool_error
 from agent_core.tools.tool import Tool, ToolError, ToolOutput
 
