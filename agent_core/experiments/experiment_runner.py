@@ -106,16 +106,17 @@ class ExperimentRunner:
     _tools: dict[tuple[str, ...] | None, list[Tool] | ValueError] = field(default_factory=dict, init=False, repr=False)
     _tools_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _models: dict[RunConfig, ChatModel] = field(default_factory=dict, init=False, repr=False)
+    _models_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def model(self, config: RunConfig) -> ChatModel:
         """``config``'s model, made once per runner and shared by its units (a client costs ~30 ms of CPU to make:
-        TLS context, connection pool); a factory that raises is asked again by the next unit."""
-        with self._tools_lock:
+        TLS context, connection pool); a factory that raises is asked again by the next unit.
+
+        Made under a lock: units starting together would otherwise each make one (seen in CI, two for one config)."""
+        with self._models_lock:
             found = self._models.get(config)
-        if found is None:
-            found = self.model_factory(config)
-            with self._tools_lock:
-                found = self._models.setdefault(config, found)
+            if found is None:
+                found = self._models[config] = self.model_factory(config)
         return found
 
     def tools(self, config: RunConfig) -> list[Tool]:

@@ -3,6 +3,7 @@ points, a client makes a TLS context), shares them, and an unknown tool is still
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,7 @@ def test_tools_and_models_are_built_once_per_configuration(tmp_path: Path, monke
 
     def models(config: RunConfig) -> ChatModel:
         asked.append(config.name)
+        time.sleep(0.05)  # a client takes a moment to make: units starting together must still share one
         return rule_model(config)
 
     ExperimentRunner(store, info.id, model_factory=models).run()
