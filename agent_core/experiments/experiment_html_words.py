@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_core.trace_export.html_strings import LANGS, ReportLang
+from agent_core.trace_export.html_strings import ReportLang, in_lang
 
 _WORDS: dict[str, tuple[str, str]] = {
     "title": ("Sparrow experiment: {name}", "Sparrow 实验：{name}"),
@@ -59,5 +59,4 @@ _WORDS: dict[str, tuple[str, str]] = {
 
 def experiment_words(lang: ReportLang) -> dict[str, str]:
     """Every word of the experiment report in ``lang``."""
-    index = LANGS.index(lang)
-    return {key: pair[index] for key, pair in _WORDS.items()}
+    return in_lang(_WORDS, lang)

@@ -74,7 +74,12 @@ _WORDS: dict[str, tuple[str, str]] = {
 }
 
 
+def in_lang(table: dict[str, tuple[str, str]], lang: ReportLang) -> dict[str, str]:
+    """A table of (English, Chinese) pairs as the words of ``lang``."""
+    index = LANGS.index(lang)
+    return {key: pair[index] for key, pair in table.items()}
+
+
 def words(lang: ReportLang) -> dict[str, str]:
     """Every word of the report in ``lang``."""
-    index = LANGS.index(lang)
-    return {key: pair[index] for key, pair in _WORDS.items()}
+    return in_lang(_WORDS, lang)
