@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import math
 import operator
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -53,8 +52,6 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "hypot": math.hypot,
 }
 _CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau}
-_CLAIM = re.compile(r"=(?!=)")
-"""A lone ``=`` (not ``==``, ``<=``, ``>=``, ``!=``): what follows it is the caller's claimed result."""
 _SYMBOLS = str.maketrans({"×": "*", "÷": "/", "−": "-", "^": "**", "（": "(", "）": ")", "，": ","})
 
 
@@ -82,7 +79,7 @@ def split_claim(expression: str) -> tuple[str, str | None]:
     depth = 0
     for index, char in enumerate(expression):
         depth += (char in "([") - (char in ")]")
-        lone = _CLAIM.match(expression, index) and index > 0 and expression[index - 1] not in "=<>!"
+        lone = char == "=" and expression[index + 1 : index + 2] != "=" and expression[index - 1 : index] not in "=<>!"
         if depth == 0 and lone and expression[:index].strip():
             return expression[:index], expression[index + 1 :].strip()[:40] or None
     return expression, None
