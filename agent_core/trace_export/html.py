@@ -22,7 +22,7 @@ from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.trace_export.html_strings import ReportLang, words
 from agent_core.trace_export.html_svg import waterfall_svg
 from agent_core.views.formatting import clip, format_cost, format_duration, format_tokens, format_usage
-from agent_core.views.metrics import RunMetrics, SessionMetrics, StepMetrics, ToolStats, runs_metrics
+from agent_core.views.metrics import RunMetrics, SessionMetrics, ToolStats, runs_metrics
 from agent_core.views.timeline import turn_timeline
 from agent_core.views.transcript import Transcript
 from agent_core.views.turns import ActionView, StepView, TurnView
@@ -159,8 +159,7 @@ def _turn(number: int, run: TurnView, m: RunMetrics, w: dict[str, str], started_
     )
     status = m.status or w["unfinished"]
     by = w["started_by"].format(who=started_by) if started_by else None
-    per_step = {s.step: s for s in m.per_step}
-    steps = [_step(step, per_step.get(step.number), w) for step in sorted(run.steps, key=lambda s: s.number)]
+    steps = [_step(step, m.prices, w) for step in run.numbered_steps]
     return "\n".join(
         [
             f'<section class="turn" id="turn-{number}" data-run="{_text(run.run_id)}">',
@@ -194,7 +193,7 @@ def _tool_table(tools: tuple[ToolStats, ...], w: dict[str, str]) -> str:
     return f'<h3>{_text(w["tool_summary"])}</h3><table class="tools"><tr>{head}</tr>{rows}</table>'
 
 
-def _step(step: StepView, m: StepMetrics | None, w: dict[str, str]) -> str:
+def _step(step: StepView, prices: PriceTable, w: dict[str, str]) -> str:
     body = [_field(w["reasoning"], step.reasoning), _field(w["thought"], step.thought)]
     if not step.model_calls:
         body.append(f"<p class=mute>{_text(w['no_reply'])}</p>")
@@ -209,29 +208,27 @@ def _step(step: StepView, m: StepMetrics | None, w: dict[str, str]) -> str:
         body.append(f"<p class=mute data-answer-requested>{_text(text)}</p>")
     if step.final_answer is not None:
         body.append(f'<p class="label">{_text(w["final"])}</p><div class="bubble a">{_rich(step.final_answer)}</div>')
-    if m is not None:
-        body.append(f'<p class="mute" data-step-metrics>{_text(_step_figures(m, w))}</p>')
+    body.append(f'<p class="mute" data-step-metrics>{_text(_step_figures(step, prices, w))}</p>')
     return (
-        f'<details class="step" data-step="{step.number}"><summary>{_step_summary(step, m, w)}</summary>'
+        f'<details class="step" data-step="{step.number}"><summary>{_step_summary(step, w)}</summary>'
         f"{''.join(body)}</details>"
     )
 
 
-def _step_summary(step: StepView, m: StepMetrics | None, w: dict[str, str]) -> str:
+def _step_summary(step: StepView, w: dict[str, str]) -> str:
     what = ", ".join(a.tool for a in step.tool_calls) or (w["final"] if step.final_answer is not None else "")
+    usage = step.usage
     parts = [w["step"].format(n=step.number), what]
-    if m is not None:
-        parts += [format_tokens(m.usage.total_tokens, estimated=m.usage.estimated), format_duration(m.latency_ms)]
+    parts += [format_tokens(usage.total_tokens, estimated=usage.estimated), format_duration(step.latency_ms)]
     badge = f'<span class="badge err">{_text(w["errors"])}</span>' if step.has_error else ""
     return _text(" · ".join(p for p in parts if p)) + badge
 
 
-def _step_figures(m: StepMetrics, w: dict[str, str]) -> str:
-    u = m.usage
-    tokens = _tokens(u, w)
+def _step_figures(step: StepView, prices: PriceTable, w: dict[str, str]) -> str:
+    u, cost = step.usage, format_cost(step.cost(prices), estimated=step.usage.estimated)
     return (
-        f"{w['tokens']}: {tokens} · {w['latency']}: {format_duration(m.latency_ms)} · "
-        f"{w['ttft']}: {format_duration(m.ttft_ms)} · {w['cost']}: {format_cost(m.cost, estimated=u.estimated)}"
+        f"{w['tokens']}: {_tokens(u, w)} · {w['latency']}: {format_duration(step.latency_ms)} · "
+        f"{w['ttft']}: {format_duration(step.ttft_ms)} · {w['cost']}: {cost}"
     )
 
 

@@ -72,7 +72,7 @@ def _run_section(number: int, run: TurnView, metrics: RunMetrics, limits: Report
         parts.append(_quote(metrics.question))
     about = [metrics.model or "unknown model", run.protocol, metrics.status or "unfinished"]
     parts.append("*" + " · ".join(_inline(a) for a in about if a) + "*")
-    parts += [_step_section(step, limits) for step in sorted(run.steps, key=lambda s: s.number)]
+    parts += [_step_section(step, limits) for step in run.numbered_steps]
     parts.append(_outcome(run.run_finished, limits))
     parts.append(_metrics_table(metrics))
     return "\n\n".join(parts)
@@ -80,7 +80,7 @@ def _run_section(number: int, run: TurnView, metrics: RunMetrics, limits: Report
 
 def _step_section(step: StepView, limits: ReportLimits) -> str:
     lines = [f"### Step {step.number}"]
-    m = step.model_calls[-1] if step.model_calls else None
+    m = step.call
     if m is None:
         lines.append("*No model reply was recorded for this step (the run was interrupted).*")
     else:

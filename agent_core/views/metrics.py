@@ -1,4 +1,7 @@
-"""Metrics of steps, runs (turns) and sessions, read off the folded transcript: pure functions, no I/O.
+"""Metrics of runs (turns) and sessions, summed over the folded transcript's steps: pure functions, no I/O.
+
+A step's own figures (tokens, latency, ttft, tools, tool errors and time, errors, cost) are properties of
+:class:`~agent_core.views.turns.StepView`, the one record of a step; a run's are the sums of its steps'.
 
 Everything is derived from the event log (through :class:`~agent_core.views.transcript.Transcript`, the one
 fold of events into turns, steps and calls), so a live run, a reloaded session and an imported file give
@@ -15,7 +18,7 @@ from agent_core.events import Event, ModelFinished, Usage
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.views.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import ActionView, StepView, TurnView
+from agent_core.views.turns import TurnView
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,37 +39,6 @@ class ToolStats:
     """Mean duration of a call."""
     max_ms: float
     """Duration of the slowest call."""
-
-
-@dataclass(frozen=True, slots=True)
-class StepMetrics:
-    """One think → act → observe step."""
-
-    run_id: str
-    step: int
-    """1-based step number within the run."""
-    model: str
-    """Model that answered (the run's model when the event does not say)."""
-    model_calls: int
-    """Model calls recorded for this step: 1 normally, 0 if interrupted before it ended, 2 if re-run on resume."""
-    usage: Usage
-    """Tokens of the step's model call(s); ``usage.estimated`` marks Sparrow's estimate."""
-    latency_ms: float
-    """Wall-clock time of the model call(s)."""
-    ttft_ms: float | None
-    """Time to first streamed token; None when the reply was not streamed."""
-    tools: tuple[str, ...]
-    """Names of the tools called in this step, in call order."""
-    tool_errors: int
-    """How many of those calls failed."""
-    tool_ms: float
-    """Sum of the tool calls' durations (they may have run in parallel)."""
-    format_error: str | None
-    """Why the reply could not be understood (the model was asked to retry)."""
-    error: str | None
-    """Why the model call itself failed."""
-    cost: float | None
-    """USD; None when the model's price is unknown."""
 
 
 @dataclass(frozen=True)
@@ -114,10 +86,10 @@ class _RunHead:
 
 @dataclass(frozen=True)
 class RunMetrics(_Totals, _RunHead):
-    """One run: a question, its steps and its outcome."""
+    """One run: a question, its steps and its outcome (the steps' own figures: ``TurnView.numbered_steps``)."""
 
-    per_step: tuple[StepMetrics, ...]
-    """The run's steps in order."""
+    prices: PriceTable
+    """The table the run is priced with, at its endpoint (a step's cost: ``step.cost(metrics.prices)``)."""
 
 
 @dataclass(frozen=True)
@@ -141,13 +113,6 @@ def run_metrics(
     return turn_metrics(turn, prices=prices)
 
 
-def step_metrics(
-    events: Sequence[Event], run_id: str | None = None, *, prices: PriceTable = DEFAULT_TABLE
-) -> tuple[StepMetrics, ...]:
-    """Metrics of each step of one run (default: the last run in ``events``)."""
-    return run_metrics(events, run_id, prices=prices).per_step
-
-
 def session_metrics(events: Iterable[Event], *, prices: PriceTable = DEFAULT_TABLE) -> SessionMetrics:
     """Metrics of every run in ``events`` and their totals."""
     return runs_metrics(Transcript.from_events(events).runs, prices=prices)
@@ -169,7 +134,7 @@ def runs_metrics(
         model_calls=sum(r.model_calls for r in runs),
         usage=sum((r.usage for r in runs), Usage()),
         model_ms=sum(r.model_ms for r in runs),
-        ttft_ms=_mean([m.ttft_ms for t in turns for m in _model_calls(t) if m.ttft_ms is not None]),
+        ttft_ms=_mean([ttft for t in turns for ttft in _ttfts(t)]),
         tool_calls=sum(r.tool_calls for r in runs),
         tool_errors=sum(r.tool_errors for r in runs),
         tool_ms=sum(r.tool_ms for r in runs),
@@ -181,91 +146,36 @@ def runs_metrics(
 
 
 def turn_metrics(turn: TurnView, *, prices: PriceTable = DEFAULT_TABLE) -> RunMetrics:
-    """Metrics of one folded run, priced at the endpoint the run recorded (``PriceTable.for_run``)."""
+    """Metrics of one folded run, summed over its steps, priced at the endpoint it recorded (``PriceTable.for_run``)."""
     prices = prices.for_run(turn.run_started)
-    run_model = turn.model
-    per_step = tuple(_step(turn.run_id, s, run_model, prices) for s in sorted(turn.steps, key=_number))
+    steps = turn.numbered_steps
+    calls = [m for s in steps for m in s.model_calls]
     return RunMetrics(
         run_id=turn.run_id,
         question=turn.question,
-        model=run_model or next((s.model for s in per_step if s.model), ""),
+        model=turn.model or next((s.model for s in steps if s.model), ""),
         status=turn.run_finished.status if turn.run_finished else None,
         started_at=turn.first_ts,
         duration_ms=turn.worked_ms,
-        steps=len(per_step),
-        model_calls=sum(s.model_calls for s in per_step),
-        usage=sum((s.usage for s in per_step), Usage()),
-        model_ms=sum(s.latency_ms for s in per_step),
-        ttft_ms=_mean([m.ttft_ms for m in _model_calls(turn) if m.ttft_ms is not None]),
-        tool_calls=sum(len(s.tools) for s in per_step),
-        tool_errors=sum(s.tool_errors for s in per_step),
-        tool_ms=sum(s.tool_ms for s in per_step),
-        tools=_tool_stats(_tool_totals(turn)),
-        format_errors=sum(s.format_error is not None for s in per_step),
-        model_errors=sum(s.error is not None for s in per_step),
-        cost=_sum_costs(s.cost for s in per_step),
-        per_step=per_step,
-    )
-
-
-def calls_cost(calls: Sequence[ModelFinished], model: str, prices: PriceTable) -> float | None:
-    """USD cost of model calls, each at the price in force when it was made; None when one is unknown.
-
-    ``prices``: the table of the run the calls belong to (``prices.for_run(turn.run_started)``).
-    """
-    total: float | None = 0.0
-    for m in calls:
-        total = _add(total, prices.cost(m.usage, m.model or model, m.ts))
-    return total
-
-
-def _step(run_id: str, step: StepView, run_model: str, prices: PriceTable) -> StepMetrics:
-    """The figures of one folded step: its model calls (a re-run one included) and its finished tool calls."""
-    model, usage, latency = run_model, Usage(), 0.0
-    ttft: float | None = None
-    cost_total: float | None = 0.0
-    format_error: str | None = None
-    error: str | None = None
-    calls = step.model_calls
-    for m in calls:
-        model = m.model or run_model
-        usage += m.usage
-        latency += m.latency_ms
-        if m.ttft_ms is not None:
-            ttft = m.ttft_ms if ttft is None else min(ttft, m.ttft_ms)
-        format_error, error = m.format_error or format_error, m.error or error
-        cost_total = _add(cost_total, prices.cost(m.usage, model, m.ts))
-    tools: list[str] = []
-    tool_errors, tool_ms = 0, 0.0
-    for action in step.tool_calls:
-        done = action.finished if _ran(action) else None
-        if done is not None:
-            tools.append(done.tool)
-            tool_errors += done.error is not None
-            tool_ms += done.duration_ms
-    return StepMetrics(
-        run_id=run_id,
-        step=step.number,
-        model=model,
+        steps=len(steps),
         model_calls=len(calls),
-        usage=usage,
-        latency_ms=latency,
-        ttft_ms=ttft,
-        tools=tuple(tools),
-        tool_errors=tool_errors,
-        tool_ms=tool_ms,
-        format_error=format_error,
-        error=error,
-        cost=cost_total,
+        usage=sum((s.usage for s in steps), Usage()),
+        model_ms=sum(s.latency_ms for s in steps),
+        ttft_ms=_mean(_ttfts(turn)),
+        tool_calls=sum(len(s.tools) for s in steps),
+        tool_errors=sum(s.tool_errors for s in steps),
+        tool_ms=sum(s.tool_ms for s in steps),
+        tools=_tool_stats(_tool_totals(turn)),
+        format_errors=sum(bool(m.format_error) for m in calls),
+        model_errors=sum(bool(m.error) for m in calls),
+        cost=_sum_costs(s.cost(prices) for s in steps),
+        prices=prices,
     )
 
 
-def _number(step: StepView) -> int:
-    return step.number
-
-
-def _model_calls(turn: TurnView) -> list[ModelFinished]:
-    return [c for c in turn.calls if isinstance(c, ModelFinished)]
+def _ttfts(turn: TurnView) -> list[float]:
+    """Times to first token of the run's streamed model calls."""
+    return [m.ttft_ms for m in turn.calls if isinstance(m, ModelFinished) and m.ttft_ms is not None]
 
 
 class _ToolAcc:
@@ -294,19 +204,12 @@ class _ToolAcc:
         self.max_ms = max(self.max_ms, other.max_ms)
 
 
-def _ran(action: ActionView) -> bool:
-    """False for a repeat answered from the record (``repeat_policy`` ``redirect``): it is no call of the tool."""
-    return action.repeated is None or action.repeated.ran
-
-
 def _tool_totals(turn: TurnView) -> dict[str, _ToolAcc]:
     """Per-tool totals of a run's finished calls."""
     tools: dict[str, _ToolAcc] = {}
-    for call in turn.calls:
-        done = call.finished if isinstance(call, ActionView) and _ran(call) else None
-        if done is not None:
-            acc = tools.get(done.tool) or tools.setdefault(done.tool, _ToolAcc())
-            acc.add(done.duration_ms, done.error is not None)
+    for done in (done for step in turn.steps for done in step.tool_results):
+        acc = tools.get(done.tool) or tools.setdefault(done.tool, _ToolAcc())
+        acc.add(done.duration_ms, done.error is not None)
     return tools
 
 
@@ -327,14 +230,12 @@ def _tool_stats(tools: dict[str, _ToolAcc]) -> tuple[ToolStats, ...]:
     )
 
 
-def _add(total: float | None, cost: float | None) -> float | None:
-    return None if total is None or cost is None else total + cost
-
-
 def _sum_costs(costs: Iterable[float | None]) -> float | None:
-    total: float | None = 0.0
+    total = 0.0
     for cost in costs:
-        total = _add(total, cost)
+        if cost is None:
+            return None
+        total += cost
     return total
 
 

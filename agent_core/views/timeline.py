@@ -149,8 +149,7 @@ def turn_timeline(turn: TurnView) -> Timeline:
     origin, rid = turn.first_ts, turn.run_id
     calls = turn_calls(turn)
     rows = tuple(_row(rid, i, call, origin, turn.model) for i, call in enumerate(calls))
-    tokens = _token_rows(rid, (c.model_event for c in calls if c.model_event is not None))
-    return Timeline(rid, origin, _ms(turn.last_ts - origin), rows, tokens)
+    return Timeline(rid, origin, _ms(turn.last_ts - origin), rows, _token_rows(turn))
 
 
 def _row(run_id: str, index: int, call: TimedCall, origin: float, run_model: str) -> TimelineRow:
@@ -187,18 +186,13 @@ def _row(run_id: str, index: int, call: TimedCall, origin: float, run_model: str
     )
 
 
-def _token_rows(run_id: str, model_events: Iterable[ModelFinished]) -> tuple[TokenRow, ...]:
-    per_step: dict[int, list[int]] = {}
-    estimated: dict[int, bool] = {}
-    for m in model_events:
-        totals = per_step.setdefault(m.step, [0, 0])
-        totals[0] += m.usage.prompt_tokens
-        totals[1] += m.usage.completion_tokens
-        estimated[m.step] = estimated.get(m.step, False) or m.usage.estimated
+def _token_rows(turn: TurnView) -> tuple[TokenRow, ...]:
+    """A prompt row and a completion row for each step that called the model (its calls' tokens)."""
     rows: list[TokenRow] = []
-    for step, (prompt, completion) in per_step.items():
-        rows.append(TokenRow(run_id, step, "prompt", prompt, estimated[step]))
-        rows.append(TokenRow(run_id, step, "completion", completion, estimated[step]))
+    for step in (step for step in turn.steps if step.requests):
+        usage = step.usage
+        rows.append(TokenRow(turn.run_id, step.number, "prompt", usage.prompt_tokens, usage.estimated))
+        rows.append(TokenRow(turn.run_id, step.number, "completion", usage.completion_tokens, usage.estimated))
     return tuple(rows)
 
 

@@ -14,8 +14,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.views.formatting import format_cost, format_duration, format_tokens
-from agent_core.views.metrics import RunMetrics, StepMetrics
+from agent_core.views.metrics import RunMetrics
 from agent_core.views.step_diff import FieldDiff, field_diffs, step_fields
 from agent_core.views.turns import ActionView, StepView, TurnView
 
@@ -94,9 +95,8 @@ class Comparison:
     right: TurnView
     steps: tuple[StepPair, ...]
     metrics: tuple[MetricRow, ...] = field(default_factory=tuple)
-    left_steps: dict[int, StepMetrics] = field(default_factory=dict)
-    """The left run's figures per step number (tokens, cost, latency)."""
-    right_steps: dict[int, StepMetrics] = field(default_factory=dict)
+    prices: PriceTable = DEFAULT_TABLE
+    """What a step's cost is priced with (``step.cost(prices)``: each step at its own run's endpoint)."""
 
     @property
     def differing_steps(self) -> int:
@@ -107,12 +107,6 @@ class Comparison:
     def first_divergence(self) -> int | None:
         """The index in ``steps`` of the first pair that differs; None when every pair is the same."""
         return next((i for i, pair in enumerate(self.steps) if pair.differs), None)
-
-    def figures(self, pair: StepPair) -> tuple[StepMetrics | None, StepMetrics | None]:
-        """The per-step figures of each side of ``pair``."""
-        left = self.left_steps.get(pair.left.number) if pair.left else None
-        right = self.right_steps.get(pair.right.number) if pair.right else None
-        return left, right
 
     def summary(self) -> str:
         """One line: the difference in steps, tokens, cost and time (right minus left), or that there is none."""
@@ -133,7 +127,7 @@ def step_signature(step: StepView) -> tuple[str, ...]:
 
 def align_steps(left: TurnView, right: TurnView) -> tuple[StepPair, ...]:
     """The steps of both turns in order, paired where they did the same kind of thing."""
-    a, b = _ordered(left), _ordered(right)
+    a, b = left.numbered_steps, right.numbered_steps
     fixed = _fixed(left, right, a, b)
     pairs: list[StepPair] = [_pair(a[i], b[i]) for i in range(fixed)]
     a, b = a[fixed:], b[fixed:]
@@ -160,10 +154,6 @@ def _fixed(left: TurnView, right: TurnView, a: list[StepView], b: list[StepView]
     while same < min(len(a), len(b)) and step_fields(a[same]) == step_fields(b[same]):
         same += 1
     return same
-
-
-def _ordered(turn: TurnView) -> list[StepView]:
-    return sorted(turn.steps, key=lambda s: s.number)
 
 
 def _pair(left: StepView, right: StepView) -> StepPair:
@@ -252,6 +242,5 @@ def compare_turns(left: TurnView, right: TurnView, left_metrics: RunMetrics, rig
         right,
         align_steps(left, right),
         metric_rows(left_metrics, right_metrics, left, right),
-        {m.step: m for m in left_metrics.per_step},
-        {m.step: m for m in right_metrics.per_step},
+        left_metrics.prices,
     )

@@ -23,6 +23,7 @@ from agent_core.events import (
     ToolStarted,
     Usage,
 )
+from agent_core.models.pricing import PriceTable
 
 
 @dataclass
@@ -56,6 +57,11 @@ class ActionView:
         """True until the call's ToolFinished arrives."""
         return self.output is None
 
+    @property
+    def ran(self) -> bool:
+        """False for a repeat answered from the record (``repeat_policy`` ``redirect``): it is no call of the tool."""
+        return self.repeated is None or self.repeated.ran
+
 
 @dataclass(eq=False)
 class Request:
@@ -85,11 +91,14 @@ class Request:
 class StepView:
     """One think → act → observe step: what it asked the model and the tools, and what came back.
 
-    The model's reply is not copied in: the step's text, thought, answer, errors, tokens and times are read off its
-    latest model call (``call``), the one record of them (the metrics and the exports read the same calls).
+    The one record of a step: its text, thought, answer and errors are read off its latest model call (``call``),
+    its tokens, times, tools and cost off all its calls; the metrics, the timeline and the exports read them here.
     """
 
     number: int
+    """1-based step number within the run."""
+    turn: TurnView = field(repr=False, compare=False)
+    """The run the step belongs to (its id, its model, the endpoint its prices are looked up at)."""
     offered_tools: tuple[str, ...] = ()
     streamed: str = ""
     """Text streamed so far (live runs); replaced by ``text`` once the model call ends."""
@@ -132,28 +141,68 @@ class StepView:
 
     @property
     def format_error(self) -> str | None:
-        """Why the reply could not be understood."""
+        """Why the reply could not be understood (the model was asked to retry)."""
         return self.call.format_error if self.call else None
 
     @property
     def model_error(self) -> str | None:
-        """Why the model call failed."""
+        """Why the model call itself failed."""
         return self.call.error if self.call else None
 
     @property
-    def usage(self) -> Usage | None:
-        """Tokens of the latest model call."""
-        return self.call.usage if self.call else None
+    def run_id(self) -> str:
+        """The id of the step's run."""
+        return self.turn.run_id
 
     @property
-    def latency_ms(self) -> float | None:
-        """Wall-clock time of the latest model call."""
-        return self.call.latency_ms if self.call else None
+    def model(self) -> str:
+        """Model that answered (the run's model when the event does not say)."""
+        return (self.call.model if self.call else "") or self.turn.model
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens of the step's model call(s); ``usage.estimated`` marks Sparrow's estimate."""
+        return sum((r.event.usage for r in self.requests), Usage())
+
+    @property
+    def latency_ms(self) -> float:
+        """Wall-clock time of the model call(s)."""
+        return sum(r.event.latency_ms for r in self.requests)
 
     @property
     def ttft_ms(self) -> float | None:
-        """Time to the latest model call's first streamed token; None when not streamed."""
-        return self.call.ttft_ms if self.call else None
+        """Time to first streamed token (the quickest call's); None when the reply was not streamed."""
+        return min((r.event.ttft_ms for r in self.requests if r.event.ttft_ms is not None), default=None)
+
+    @property
+    def tool_results(self) -> list[ToolFinished]:
+        """The ends of the step's tool calls that ran, in call order (a repeat answered from the record did not)."""
+        return [a.finished for a in self.tool_calls if a.finished is not None and a.ran]
+
+    @property
+    def tools(self) -> tuple[str, ...]:
+        """Names of the tools called in this step, in call order."""
+        return tuple(done.tool for done in self.tool_results)
+
+    @property
+    def tool_errors(self) -> int:
+        """How many of those calls failed."""
+        return sum(done.error is not None for done in self.tool_results)
+
+    @property
+    def tool_ms(self) -> float:
+        """Sum of the tool calls' durations (they may have run in parallel)."""
+        return sum(done.duration_ms for done in self.tool_results)
+
+    def cost(self, prices: PriceTable) -> float | None:
+        """USD of the model call(s), each at its day's price at the run's endpoint; None when the price is unknown."""
+        table, total = prices.for_run(self.turn.run_started), 0.0
+        for m in self.model_calls:
+            cost = table.cost(m.usage, m.model or self.turn.model, m.ts)
+            if cost is None:
+                return None
+            total += cost
+        return total
 
     @property
     def model_calls(self) -> list[ModelFinished]:
@@ -266,11 +315,16 @@ class TurnView:
         """True once the run's RunFinished arrived."""
         return self.status is not None
 
+    @property
+    def numbered_steps(self) -> list[StepView]:
+        """``steps`` by number (an imported log may mention a later step first)."""
+        return sorted(self.steps, key=lambda s: s.number)
+
     def step(self, number: int) -> StepView:
         """The step with this number, created if needed."""
         found = self._by_number.get(number)
         if found is None:
-            found = self._by_number[number] = StepView(number)
+            found = self._by_number[number] = StepView(number, self)
             self.steps.append(found)
         return found
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from agent_core.models.pricing import PriceTable
 from agent_core.views.formatting import format_cost, format_duration, format_tokens
-from agent_core.views.metrics import StepMetrics
 from agent_core.views.step_diff import FieldDiff
 from agent_core.views.turn_compare import Comparison, StepPair
 from agent_core.views.turns import StepView, TurnView
@@ -37,17 +37,14 @@ def steps(comparison: Comparison) -> None:
     """Every aligned pair of steps in two columns."""
     first = comparison.first_divergence
     for index, pair in enumerate(comparison.steps):
-        left_figures, right_figures = comparison.figures(pair)
         left, right = st.columns(2, gap="medium")
         with left.container(border=True, key=f"diff_step_{index}_left"):
-            _side(pair, pair.left, comparison.left, left_figures, "left", index == first)
+            _side(pair, pair.left, comparison.left, comparison.prices, "left", index == first)
         with right.container(border=True, key=f"diff_step_{index}_right"):
-            _side(pair, pair.right, comparison.right, right_figures, "right", index == first)
+            _side(pair, pair.right, comparison.right, comparison.prices, "right", index == first)
 
 
-def _side(
-    pair: StepPair, step: StepView | None, turn: TurnView, figures: StepMetrics | None, side: str, first: bool
-) -> None:
+def _side(pair: StepPair, step: StepView | None, turn: TurnView, prices: PriceTable, side: str, first: bool) -> None:
     badge = _BADGE[pair.status].format(tw(f"diff.status.{pair.status}"))
     marker = f" :orange-background[:material/call_split: {tw('diff.first_badge')}]" if first else ""
     if step is None:
@@ -55,19 +52,18 @@ def _side(
         st.caption(tw("diff.no_step"))
         return
     st.markdown(f"{badge} **{literal(f'Step {step.number}')}**{marker}")
-    if figures is not None:
-        st.caption(_figures(figures))
+    st.caption(_figures(step, prices))
     provenance(step, turn)
     for diff in pair.fields:
         _field(diff, side, step)
 
 
-def _figures(figures: StepMetrics) -> str:
-    usage = figures.usage
+def _figures(step: StepView, prices: PriceTable) -> str:
+    usage, cost = step.usage, step.cost(prices)
     parts = [format_tokens(usage.total_tokens, estimated=usage.estimated) + " tokens"]
-    if figures.cost is not None:
-        parts.append(format_cost(figures.cost, estimated=usage.estimated))
-    parts.append(format_duration(figures.latency_ms + figures.tool_ms))
+    if cost is not None:
+        parts.append(format_cost(cost, estimated=usage.estimated))
+    parts.append(format_duration(step.latency_ms + step.tool_ms))
     return literal(" · ".join(parts))
 
 

@@ -19,7 +19,7 @@ from agent_core.events import Usage
 from agent_core.guards.untrusted import neutralize, plain
 from agent_core.models.pricing import PriceTable
 from agent_core.views.formatting import clip, format_cost, format_duration, format_tokens, format_usage
-from agent_core.views.metrics import RunMetrics, SessionMetrics, ToolStats, calls_cost
+from agent_core.views.metrics import RunMetrics, SessionMetrics, ToolStats
 from agent_core.views.transcript import ActionView, StepView, TurnView
 from sparrow_ui.chat import chat_attachments
 from sparrow_ui.elements.literal import literal
@@ -141,14 +141,13 @@ def steps(
     step, the one the frame is about, is open. ``controls`` draws a finished step's own buttons at its end
     (what-if: edit and continue, re-sample).
     """
-    prices = prices.for_run(turn.run_started)  # the endpoint the run recorded names its prices
     last = len(turn.steps) - 1
     for index, step in enumerate(turn.steps):
         if step.number in turn.resumed_at:
             st.caption(f":material/replay: {t('trace.resumed')}")
         waiting = any(a.approval == "pending" for a in step.actions)
         chips = " ".join(c.markdown() for c in step_chips(turn, index, live=live, replay=replay))
-        label = _step_label(step, turn.model, prices) + " " + chips
+        label = _step_label(step, prices) + " " + chips
         opened = index == last if replay else (live and index == last) or waiting or failing(turn, index)
         with st.expander(label, expanded=opened, icon=step_icon(turn, index, live=live)):
             _offered(step, turn)
@@ -177,25 +176,24 @@ def _offered(step: StepView, turn: TurnView) -> None:
         st.caption(t("trace.offered", tools=", ".join(step.offered_tools)))
 
 
-def _step_label(step: StepView, model: str, prices: PriceTable) -> str:
+def _step_label(step: StepView, prices: PriceTable) -> str:
     what = ", ".join(literal(a.tool) for a in step.actions) or (
         t("trace.answer") if step.final_answer is not None else ""
     )
-    numbers = literal(step_numbers(step, model, prices))  # ``~`` and ``$`` are markdown in a label
+    numbers = literal(step_numbers(step, prices))  # ``~`` and ``$`` are markdown in a label
     return " · ".join(x for x in (t("trace.step", n=step.number), what, numbers) if x)
 
 
-def step_numbers(step: StepView, model: str, prices: PriceTable) -> str:
-    """Tokens, latency and cost of a step's model call."""
-    if step.usage is None:
+def step_numbers(step: StepView, prices: PriceTable) -> str:
+    """Latency and tokens of a step's latest model call, and the cost of its calls (at the run's endpoint)."""
+    call = step.call
+    if call is None:
         return ""
-    if step.model_error and not step.usage.total_tokens:
-        return format_duration(step.latency_ms)
-    usage = step.usage
-    tokens = usage_text(usage)
-    cost = calls_cost(step.model_calls, model, prices)
-    priced = [format_cost(cost, estimated=usage.estimated)] if cost is not None else []
-    return " · ".join([format_duration(step.latency_ms), tokens, *priced])
+    if call.error and not call.usage.total_tokens:
+        return format_duration(call.latency_ms)
+    cost = step.cost(prices)
+    priced = [format_cost(cost, estimated=call.usage.estimated)] if cost is not None else []
+    return " · ".join([format_duration(call.latency_ms), usage_text(call.usage), *priced])
 
 
 def usage_text(usage: Usage) -> str:
@@ -236,8 +234,8 @@ def step_body(step: StepView, turn: TurnView | None = None, index: int = 0, *, r
     if step.final_answer is not None:
         st.markdown(f":green[:material/check_circle: **{t('trace.answer')}**]")
         st.text(step.final_answer)
-    if step.ttft_ms is not None:
-        st.caption(t("trace.ttft", time=format_duration(step.ttft_ms)))
+    if step.call is not None and step.call.ttft_ms is not None:
+        st.caption(t("trace.ttft", time=format_duration(step.call.ttft_ms)))
 
 
 def action_block(action: ActionView, raw: str | None = None, *, replay: bool = False) -> None:

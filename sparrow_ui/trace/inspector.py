@@ -19,7 +19,7 @@ from agent_core.events import ModelFinished
 from agent_core.guards.untrusted import neutralize
 from agent_core.models.pricing import PriceTable
 from agent_core.views.formatting import clip, format_cost, format_duration
-from agent_core.views.metrics import RunMetrics, StepMetrics
+from agent_core.views.metrics import RunMetrics
 from agent_core.views.time_split import TimeSplit
 from agent_core.views.transcript import ActionView, StepView, TurnView
 from sparrow_ui.elements.table_cells import COST, DURATION_MS, styled
@@ -61,40 +61,38 @@ def run_summary(metrics: RunMetrics, status: str, split: TimeSplit | None = None
 # ── the steps table ──────────────────────────────────────────────────────────────────────────────
 
 
-def step_problem(step: StepView | None, metrics: StepMetrics) -> str:
+def step_problem(step: StepView) -> str:
     """What went wrong in a step, in one line ("" when nothing did)."""
     tool_errors = [
         a.error if a.error.startswith(f"{a.tool}:") else f"{a.tool}: {a.error}"  # a tool may name itself already
-        for a in (step.actions if step else [])
+        for a in step.actions
         if a.error
     ]
-    problems = [p for p in (metrics.error, metrics.format_error, *tool_errors) if p]
+    problems = [p for p in (step.model_error, step.format_error, *tool_errors) if p]
     return " · ".join(" ".join(p.split()) for p in problems)
 
 
 def step_rows(metrics: RunMetrics, turn: TurnView) -> list[dict[str, Any]]:
-    """One row per step: what it did, its tokens, times, cost and any error."""
-    views = {s.number: s for s in turn.steps}
+    """One row per step: what it did, its tokens, times, cost (priced as ``metrics`` is) and any error."""
     rows = []
-    for m in metrics.per_step:
-        view = views.get(m.step)
-        answered = view is not None and view.final_answer is not None
+    for step in turn.numbered_steps:
+        usage, tools = step.usage, step.tools
         rows.append(
             {
-                "step": m.step,
-                "action": ", ".join(m.tools) or (t("trace.answer") if answered else ""),
-                "thought": clip(view.thought if view else "", 120, one_line=True),
-                "prompt": m.usage.prompt_tokens,
-                "completion": m.usage.completion_tokens,
-                "cached": m.usage.cached_tokens,
-                "reasoning": m.usage.reasoning_tokens,
-                "estimated": m.usage.estimated,
-                "latency_ms": m.latency_ms,
-                "ttft_ms": m.ttft_ms,
-                "tool_ms": m.tool_ms if m.tools else None,  # no tool called: "—", not "0 ms"
-                "cost": m.cost,
-                "error": step_problem(view, m),
-                "tools": m.tools,
+                "step": step.number,
+                "action": ", ".join(tools) or (t("trace.answer") if step.final_answer is not None else ""),
+                "thought": clip(step.thought, 120, one_line=True),
+                "prompt": usage.prompt_tokens,
+                "completion": usage.completion_tokens,
+                "cached": usage.cached_tokens,
+                "reasoning": usage.reasoning_tokens,
+                "estimated": usage.estimated,
+                "latency_ms": step.latency_ms,
+                "ttft_ms": step.ttft_ms,
+                "tool_ms": step.tool_ms if tools else None,  # no tool called: "—", not "0 ms"
+                "cost": step.cost(metrics.prices),
+                "error": step_problem(step),
+                "tools": tools,
             }
         )
     return rows
@@ -230,7 +228,7 @@ def inspect_step(step: StepView, turn: TurnView, prices: PriceTable) -> None:
     """Messages sent, raw output, parsed reply and observations of one step, in tabs; every text copyable."""
     calls = model_calls(step)
     call = calls[-1] if calls else None
-    numbers = render.step_numbers(step, turn.model, prices.for_run(turn.run_started))
+    numbers = render.step_numbers(step, prices)
     st.markdown(f"**{t('trace.step', n=step.number)}**" + (f" · {numbers}" if numbers else ""))
     if len(calls) > 1:
         st.caption(t("traces.inspect.attempts", count=len(calls)))

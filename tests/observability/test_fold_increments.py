@@ -14,7 +14,7 @@ from agent_core.events import ApprovalDecided, ApprovalRequested, Event, ModelDe
 from agent_core.testing import ScriptedModel
 from agent_core.tools import builtin_tools
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import Request
+from agent_core.views.turns import Request, StepView
 from tests.core.helpers import answer, react
 from tests.observability.builders import T0, calculator_run, model, resumed_run, session, started, step
 
@@ -23,14 +23,18 @@ def shape(value: Any) -> Any:
     """Everything a fold built, as plain nested values: two folds are the same when their shapes are equal.
 
     A request is compared by its event and its complete messages (its link to the call before is how it is
-    stored, not what it is); a call met twice (in a step's actions and in the run's calls) is compared twice.
+    stored, not what it is), and so is a step by its run's id in place of its link to its turn; a call met twice
+    (in a step's actions and in the run's calls) is compared twice.
     """
     if isinstance(value, Transcript):
         return {"turns": shape(value.turns), "runs": shape(value.runs), "events": value.events_seen}
     if isinstance(value, Request):
         return ("request", value.event, value.messages())
     if is_dataclass(value) and not isinstance(value, type) and type(value).__module__ == "agent_core.views.turns":
-        return (type(value).__name__, {f.name: shape(getattr(value, f.name)) for f in fields(value)})
+        named = {f.name: getattr(value, f.name) for f in fields(value)}
+        if isinstance(value, StepView):
+            named["turn"] = value.turn.run_id
+        return (type(value).__name__, {name: shape(item) for name, item in named.items()})
     if isinstance(value, dict):
         return {key: shape(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -115,4 +119,5 @@ def test_a_step_reads_its_reply_off_its_latest_model_call_and_a_redone_step_wait
     assert redoing.call is first and redoing.thought == "first try"  # the interrupted call is still the latest
     done = Transcript.from_events([*events, again]).turns[0].steps[1]
     assert done.call is again and done.text == "Thought: second try" and done.final_answer == "42"
-    assert (done.usage, done.latency_ms, done.model_calls) == (again.usage, 500.0, [first, again])
+    assert (done.call.usage, done.call.latency_ms, done.model_calls) == (again.usage, 500.0, [first, again])
+    assert (done.usage, done.latency_ms) == (first.usage + again.usage, 750.0)  # the step's figures: both calls

@@ -7,21 +7,20 @@ import dataclasses
 import pytest
 
 from agent_core import Agent
-from agent_core.events import RunFinished, Usage
+from agent_core.events import Event, RunFinished, Usage
 from agent_core.models.pricing import DEFAULT_TABLE
 from agent_core.testing import Reply, ScriptedModel
 from agent_core.tools import builtin_tools
 from agent_core.views.metrics import (
     RunMetrics,
     SessionMetrics,
-    StepMetrics,
     ToolStats,
     metrics_summary,
     run_metrics,
     session_metrics,
-    step_metrics,
     tool_summary,
 )
+from agent_core.views.transcript import StepView, Transcript
 from tests.observability.builders import (
     MODEL,
     PRICES,
@@ -44,17 +43,33 @@ def cost(prompt: int, completion: int) -> float:
     return (prompt * 2.0 + completion * 8.0) / 1_000_000
 
 
+def steps_of(events: list[Event], run_id: str | None = None) -> list[StepView]:
+    """The steps of one run (default: the last), in number order."""
+    turn = Transcript.from_events(events).run(run_id)
+    assert turn is not None
+    return turn.numbered_steps
+
+
+def figures(step: StepView) -> dict[str, object]:
+    """Every figure a step has (the metrics' contract), its cost at the test prices."""
+    return dict(
+        run_id=step.run_id, step=step.number, model=step.model, model_calls=len(step.model_calls), usage=step.usage,
+        latency_ms=step.latency_ms, ttft_ms=step.ttft_ms, tools=step.tools, tool_errors=step.tool_errors,
+        tool_ms=step.tool_ms, format_error=step.format_error, error=step.model_error, cost=step.cost(PRICES),
+    )  # fmt: skip
+
+
 CALCULATOR_STEPS = (
-    StepMetrics(
+    dict(
         run_id="r1", step=1, model=MODEL, model_calls=1, usage=Usage(1000, 50), latency_ms=500.0, ttft_ms=125.0,
         tools=("calculator", "date_calculator"), tool_errors=1, tool_ms=375.0, format_error=None, error=None,
         cost=cost(1000, 50),
     ),
-    StepMetrics(
+    dict(
         run_id="r1", step=2, model=MODEL, model_calls=1, usage=Usage(1200, 25), latency_ms=250.0, ttft_ms=None,
         tools=(), tool_errors=0, tool_ms=0.0, format_error="no Action line", error=None, cost=cost(1200, 25),
     ),
-    StepMetrics(
+    dict(
         run_id="r1", step=3, model=MODEL, model_calls=1, usage=Usage(1300, 30), latency_ms=500.0, ttft_ms=250.0,
         tools=(), tool_errors=0, tool_ms=0.0, format_error=None, error=None, cost=cost(1300, 30),
     ),
@@ -82,7 +97,7 @@ CALCULATOR_RUN = RunMetrics(
     format_errors=1,
     model_errors=0,
     cost=cost(1000, 50) + cost(1200, 25) + cost(1300, 30),
-    per_step=CALCULATOR_STEPS,
+    prices=PRICES,
 )
 
 FAILED_RUN = RunMetrics(
@@ -104,19 +119,19 @@ FAILED_RUN = RunMetrics(
     format_errors=0,
     model_errors=1,
     cost=None,
-    per_step=(
-        StepMetrics(
-            run_id="r2", step=1, model="llama3:8b", model_calls=1, usage=Usage(0, 0), latency_ms=250.0, ttft_ms=None,
-            tools=(), tool_errors=0, tool_ms=0.0, format_error=None, error="connection refused", cost=None,
-        ),
-    ),
+    prices=PRICES,
+)
+FAILED_STEP = dict(
+    run_id="r2", step=1, model="llama3:8b", model_calls=1, usage=Usage(0, 0), latency_ms=250.0, ttft_ms=None,
+    tools=(), tool_errors=0, tool_ms=0.0, format_error=None, error="connection refused", cost=None,
 )  # fmt: skip
 
 
 def test_run_metrics_of_a_hand_built_run() -> None:
     assert run_metrics(calculator_run(), prices=PRICES) == CALCULATOR_RUN
-    assert step_metrics(calculator_run(), prices=PRICES) == CALCULATOR_STEPS
+    assert tuple(figures(s) for s in steps_of(calculator_run())) == CALCULATOR_STEPS
     assert run_metrics(failed_run(), prices=PRICES) == FAILED_RUN
+    assert [figures(s) for s in steps_of(failed_run())] == [FAILED_STEP]
 
 
 def test_session_metrics_total_the_runs_and_an_unknown_price_makes_the_total_unknown() -> None:
@@ -170,7 +185,7 @@ def test_a_run_mixing_priced_and_unpriced_models_keeps_the_step_costs_it_knows()
         finished("r", 0.5, "max_steps", 500.0),
     ]
     metrics = run_metrics(events, prices=PRICES)
-    assert [(s.model, s.cost) for s in metrics.per_step] == [(MODEL, cost(1000, 0)), ("mystery", None)]
+    assert [(s.model, s.cost(PRICES)) for s in steps_of(events)] == [(MODEL, cost(1000, 0)), ("mystery", None)]
     assert metrics.cost is None
 
 
@@ -179,7 +194,7 @@ def test_a_resumed_run_counts_working_time_only_and_a_repeated_step_once() -> No
     # 1 s before the interruption + 500 ms measured after the resume; the 100 s pause is not work.
     assert (metrics.duration_ms, metrics.steps, metrics.model_calls) == (1500.0, 2, 2)
     assert metrics.usage == Usage(300, 30, estimated=True)
-    assert [(s.step, s.model_calls, s.usage) for s in metrics.per_step] == [
+    assert [(s.number, len(s.model_calls), s.usage) for s in steps_of(resumed_run())] == [
         (1, 1, Usage(100, 10, True)),
         (2, 1, Usage(200, 20)),
     ]
@@ -195,13 +210,13 @@ def test_an_unfinished_run_has_no_status_and_counts_what_happened() -> None:
         step("r", 2, 0.75),
     ]
     metrics = run_metrics(events, prices=PRICES)
-    assert dataclasses.replace(metrics, per_step=()) == RunMetrics(
+    assert metrics == RunMetrics(
         run_id="r", question="q", model=MODEL, status=None, started_at=T0, duration_ms=750.0, steps=2,
         model_calls=1, usage=Usage(10, 5), model_ms=500.0, ttft_ms=None, tool_calls=1, tool_errors=0, tool_ms=250.0,
         tools=(ToolStats("calculator", 1, 1, 0, 250.0, 250.0, 250.0),), format_errors=0, model_errors=0,
-        cost=cost(10, 5), per_step=(),
+        cost=cost(10, 5), prices=PRICES,
     )  # fmt: skip
-    assert metrics.per_step[1] == StepMetrics(
+    assert figures(steps_of(events)[1]) == dict(
         run_id="r", step=2, model=MODEL, model_calls=0, usage=Usage(), latency_ms=0.0, ttft_ms=None, tools=(),
         tool_errors=0, tool_ms=0.0, format_error=None, error=None, cost=0.0,
     )  # fmt: skip
@@ -241,7 +256,7 @@ def test_a_repeat_not_run_again_is_no_tool_call() -> None:
     metrics = run_metrics(events)
     assert metrics.tool_calls == 1  # the repeat at step 2 was answered from the record, not run
     assert [(t.tool, t.calls) for t in metrics.tools] == [("calculator", 1)]
-    assert [s.tools for s in metrics.per_step] == [("calculator",), (), ()]
+    assert [s.tools for s in steps_of(events)] == [("calculator",), (), ()]
     assert tool_summary(metrics.tools).startswith("1 tool call: calculator ×1")
 
 
