@@ -195,7 +195,7 @@ class StepView:
         return sum(done.duration_ms for done in self.tool_results)
 
     def cost(self, prices: PriceTable) -> float | None:
-        """USD of the model call(s), each at the price in force when made, at the run's endpoint; None if one is unknown."""
+        """USD of the model call(s), each at the price of its day at the run's endpoint; None if one is unknown."""
         table, total = prices.for_run(self.turn.run_started), 0.0
         for m in self.model_calls:
             cost = table.cost(m.usage, m.model or self.turn.model, m.ts)
