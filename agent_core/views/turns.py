@@ -195,7 +195,10 @@ class StepView:
         return sum(done.duration_ms for done in self.tool_results)
 
     def cost(self, prices: PriceTable) -> float | None:
-        """USD of the model call(s), each at the price of its day at the run's endpoint; None if one is unknown."""
+        """USD of the model call(s), each at the price in force when it was made; None when one is unknown.
+
+        ``prices``: any table; the step is priced at the endpoint its run recorded (``PriceTable.for_run``).
+        """
         table, total = prices.for_run(self.turn.run_started), 0.0
         for m in self.model_calls:
             cost = table.cost(m.usage, m.model or self.turn.model, m.ts)
