@@ -162,6 +162,8 @@ class StepView:
     @property
     def usage(self) -> Usage:
         """Tokens of the step's model call(s); ``usage.estimated`` marks Sparrow's estimate."""
+        if len(self.requests) == 1:  # the usual step: its one call's tokens, without making a sum
+            return self.requests[0].event.usage
         return sum((r.event.usage for r in self.requests), Usage())
 
     @property
