@@ -11,10 +11,10 @@ gives ``cost=None`` (shown as "—"), and a sum that includes an unknown cost is
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from agent_core.events import Event, ModelFinished, Usage
+from agent_core.events import Event, ModelFinished, ToolFinished, Usage
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.views.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.views.transcript import Transcript
@@ -138,7 +138,7 @@ def runs_metrics(
         tool_calls=sum(r.tool_calls for r in runs),
         tool_errors=sum(r.tool_errors for r in runs),
         tool_ms=sum(r.tool_ms for r in runs),
-        tools=_tool_stats(_merged(_tool_totals(t) for t in turns)),
+        tools=_tool_stats(done for t in turns for done in _tool_results(t)),
         format_errors=sum(r.format_errors for r in runs),
         model_errors=sum(r.model_errors for r in runs),
         cost=_sum_costs(r.cost for r in runs),
@@ -165,7 +165,7 @@ def turn_metrics(turn: TurnView, *, prices: PriceTable = DEFAULT_TABLE) -> RunMe
         tool_calls=sum(len(s.tools) for s in steps),
         tool_errors=sum(s.tool_errors for s in steps),
         tool_ms=sum(s.tool_ms for s in steps),
-        tools=_tool_stats(_tool_totals(turn)),
+        tools=_tool_stats(_tool_results(turn)),
         format_errors=sum(bool(m.format_error) for m in calls),
         model_errors=sum(bool(m.error) for m in calls),
         cost=_sum_costs(s.cost(prices) for s in steps),
@@ -178,56 +178,24 @@ def _ttfts(turn: TurnView) -> list[float]:
     return [m.ttft_ms for m in turn.calls if isinstance(m, ModelFinished) and m.ttft_ms is not None]
 
 
-class _ToolAcc:
-    """Mutable running totals of one tool."""
-
-    __slots__ = ("calls", "errors", "max_ms", "total_ms")
-
-    def __init__(self) -> None:
-        self.calls = 0
-        self.errors = 0
-        self.total_ms = 0.0
-        self.max_ms = 0.0
-
-    def add(self, duration_ms: float, failed: bool) -> None:
-        """Count one call."""
-        self.calls += 1
-        self.errors += failed
-        self.total_ms += duration_ms
-        self.max_ms = max(self.max_ms, duration_ms)
-
-    def merge(self, other: _ToolAcc) -> None:
-        """Add another run's totals of the same tool."""
-        self.calls += other.calls
-        self.errors += other.errors
-        self.total_ms += other.total_ms
-        self.max_ms = max(self.max_ms, other.max_ms)
+def _tool_results(turn: TurnView) -> Iterator[ToolFinished]:
+    """The ends of a run's tool calls that ran."""
+    return (done for step in turn.steps for done in step.tool_results)
 
 
-def _tool_totals(turn: TurnView) -> dict[str, _ToolAcc]:
-    """Per-tool totals of a run's finished calls."""
-    tools: dict[str, _ToolAcc] = {}
-    for done in (done for step in turn.steps for done in step.tool_results):
-        acc = tools.get(done.tool) or tools.setdefault(done.tool, _ToolAcc())
-        acc.add(done.duration_ms, done.error is not None)
-    return tools
+def _tool_stats(results: Iterable[ToolFinished]) -> tuple[ToolStats, ...]:
+    """Per-tool statistics of finished tool calls, most used first."""
+    by_tool: dict[str, list[ToolFinished]] = {}
+    for done in results:
+        by_tool.setdefault(done.tool, []).append(done)
+    stats = [_stats(tool, calls) for tool, calls in by_tool.items()]
+    return tuple(sorted(stats, key=lambda t: (-t.calls, t.tool)))
 
 
-def _merged(runs: Iterable[dict[str, _ToolAcc]]) -> dict[str, _ToolAcc]:
-    """Per-tool totals of several runs (run by run, as the runs' own figures were summed)."""
-    tools: dict[str, _ToolAcc] = {}
-    for run in runs:
-        for name, acc in run.items():
-            tools.setdefault(name, _ToolAcc()).merge(acc)
-    return tools
-
-
-def _tool_stats(tools: dict[str, _ToolAcc]) -> tuple[ToolStats, ...]:
-    ordered = sorted(tools.items(), key=lambda item: (-item[1].calls, item[0]))
-    return tuple(
-        ToolStats(name, a.calls, a.calls - a.errors, a.errors, a.total_ms, a.total_ms / a.calls, a.max_ms)
-        for name, a in ordered
-    )
+def _stats(tool: str, calls: list[ToolFinished]) -> ToolStats:
+    ms = [done.duration_ms for done in calls]
+    errors = sum(done.error is not None for done in calls)
+    return ToolStats(tool, len(ms), len(ms) - errors, errors, sum(ms), sum(ms) / len(ms), max(ms))
 
 
 def _sum_costs(costs: Iterable[float | None]) -> float | None:
