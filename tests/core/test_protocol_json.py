@@ -150,6 +150,34 @@ def test_a_string_argument_longer_than_the_bound_or_a_skipped_nullable_one_is_re
     assert VALIDATOR.is_valid({"action": {**skipped, "arguments": written}})
 
 
+ODD_NAMES = SimpleNamespace(
+    name="tag",
+    parameters={
+        "type": "object",
+        "properties": {
+            "type": {"type": "string"},
+            "properties": {"oneOf": [{"type": "integer"}, {"type": "null"}]},
+            "labels": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+        },
+        "required": ["type"],
+    },
+)
+"""Parameters named like JSON Schema keywords: names, never read as keywords."""
+
+
+def test_parameters_named_like_keywords_are_steered_as_parameters() -> None:
+    arguments = reply_schema([ODD_NAMES])["anyOf"][0]["properties"]["action"]["properties"]["arguments"]  # type: ignore[list-item]
+    assert arguments == {
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "maxLength": ARGUMENT_CHARS},
+            "properties": {"oneOf": [{"type": "integer"}, {"type": "null"}]},
+            "labels": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+        },
+        "required": ["type", "properties"],
+    }
+
+
 MCP_STYLE = SimpleNamespace(
     name="draw_line",
     parameters={

@@ -96,23 +96,36 @@ ARGUMENT_CHARS = 200
 into ``expression`` until ``max_tokens`` cut the reply, an unusable reply; a bounded string ends and the call runs)."""
 
 
-def _steered(node: Any) -> Any:
+def _steered(schema: Any) -> Any:
     """The arguments' schema as a small model is steered by it: a property that accepts ``null`` is required (it
     is written, ``null`` or a value, instead of skipped: SmolLM2-135M left out ``days`` of a date addition), and a
-    string with no bound of its own gets ``maxLength`` :data:`ARGUMENT_CHARS`. What the tool accepts is unchanged."""
-    if isinstance(node, list):
-        return [_steered(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out = {k: _steered(v) for k, v in node.items()}
+    string with no bound of its own gets ``maxLength`` :data:`ARGUMENT_CHARS`. What the tool accepts is unchanged.
+
+    Only subschemas are walked (a parameter named ``type`` or ``properties`` is a name, not a keyword)."""
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    for key in _SUBSCHEMA:
+        if isinstance(out.get(key), dict):
+            out[key] = _steered(out[key])
+    for key in _SUBSCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [_steered(item) for item in out[key]]
+    for key in _SUBSCHEMA_MAPS:
+        if isinstance(out.get(key), dict):
+            out[key] = {name: _steered(value) for name, value in out[key].items()}
     if out.get("type") == "string" and not {"maxLength", "enum", "const", "format", "pattern"} & out.keys():
         out["maxLength"] = ARGUMENT_CHARS
-    properties = out.get("properties")
-    if isinstance(properties, dict):
-        nullable = [name for name, value in properties.items() if _accepts_null(value)]
+    if isinstance(out.get("properties"), dict):
         required = list(out.get("required", []))
+        nullable = [name for name, value in out["properties"].items() if _accepts_null(value)]
         out["required"] = required + [name for name in nullable if name not in required]
     return out
+
+
+_SUBSCHEMA = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions")
 
 
 def _accepts_null(node: Any) -> bool:
@@ -121,7 +134,8 @@ def _accepts_null(node: Any) -> bool:
     kind = node.get("type")
     if kind == "null" or (isinstance(kind, list) and "null" in kind):
         return True
-    return any(_accepts_null(branch) for branch in node.get("anyOf", []) if isinstance(branch, dict))
+    branches = [*node.get("anyOf", []), *node.get("oneOf", [])]
+    return any(_accepts_null(branch) for branch in branches if isinstance(branch, dict))
 
 
 def _moved(node: Any, tool_name: str, at: str) -> Any:
