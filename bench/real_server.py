@@ -6,9 +6,11 @@ Each question goes through the CLI (``python -m agent_core ask --json``) exactly
 and the table counts, per protocol: replies in an unusable format, tool calls run, runs ended by the step
 limit, runs ended for repeating a call, and correct answers.
 
-    python bench/real_server.py [--protocols react,tools,json] [--code DIR] [--jobs 2]
+    python bench/real_server.py [--protocols react,tools,json] [--code DIR] [--jobs 2] [--dump DIR]
 
-``--code DIR`` runs another checkout's CLI (to compare a branch with main).
+``--code DIR`` runs another checkout's CLI (to compare a branch with main); ``--dump DIR`` keeps every run's
+events (``json-1.jsonl``…) to read what the model wrote. Requests go at temperature 0 (the CLI's default), so
+runs of the same code mostly give the same figures (the server's prompt cache can make a reply differ).
 """
 
 from __future__ import annotations
