@@ -6,9 +6,11 @@ Each question goes through the CLI (``python -m agent_core ask --json``) exactly
 and the table counts, per protocol: replies in an unusable format, tool calls run, runs ended by the step
 limit, runs ended for repeating a call, and correct answers.
 
-    python bench/real_server.py [--protocols react,tools,json] [--code DIR] [--jobs 2]
+    python bench/real_server.py [--protocols react,tools,json] [--code DIR] [--jobs 2] [--dump DIR]
 
-``--code DIR`` runs another checkout's CLI (to compare a branch with main).
+``--code DIR`` runs another checkout's CLI (to compare a branch with main); ``--dump DIR`` keeps every run's
+events (``json-1.jsonl``…) to read what the model wrote. Requests go at temperature 0 (the CLI's default), so
+runs of the same code mostly give the same figures (the server's prompt cache can make a reply differ).
 """
 
 from __future__ import annotations
@@ -98,8 +100,13 @@ def run_protocol(protocol: str, server: LocalServer, args: argparse.Namespace, v
     """Every question with one protocol."""
     tally = Tally()
     began = time.perf_counter()
-    for question, expected in QUESTIONS:
-        score(tally, ask(question, protocol, server, args), expected)
+    for number, (question, expected) in enumerate(QUESTIONS, 1):
+        events = ask(question, protocol, server, args)
+        score(tally, events, expected)
+        if args.dump:
+            args.dump.mkdir(parents=True, exist_ok=True)
+            lines = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
+            (args.dump / f"{protocol}-{number}.jsonl").write_text(lines, encoding="utf-8")
         if verbose:
             print(f"  [{protocol}] {question} → {tally.statuses[-1]}", file=sys.stderr, flush=True)
     tally.seconds = time.perf_counter() - began
@@ -135,6 +142,7 @@ def main() -> None:
     parser.add_argument("--max-steps", type=int, default=10)
     parser.add_argument("--max-tokens", type=int, default=256, help="most tokens per reply (a rambling reply stops)")
     parser.add_argument("--jobs", type=int, help="parallel build jobs (default: every core)")
+    parser.add_argument("--dump", type=Path, help="write each run's events to DIR/<protocol>-<n>.jsonl")
     parser.add_argument("--verbose", action="store_true", help="print each run's end to stderr")
     args = parser.parse_args()
     server = start_server(server_binary(args.jobs), find_model())

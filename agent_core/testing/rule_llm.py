@@ -13,6 +13,7 @@ import re
 import time
 from typing import Any
 
+from agent_core.engine.protocols.json_schema import NEXT
 from agent_core.testing.fake_models import Reply
 from agent_core.testing.fake_server import FakeOpenAIServer
 
@@ -82,7 +83,8 @@ def _question(messages: list[dict[str, Any]]) -> str:
 
 
 _NAMED = re.compile(r"^[\w.-]+ returned: ")
-"""The json protocol names the tool before its result (``Observation: calculator returned: 391``)."""
+"""The json protocol names the tool before its result (``Observation: calculator returned: 391``) and asks for the
+answer after it (``NEXT``)."""
 
 
 def _observations(messages: list[dict[str, Any]]) -> list[str]:
@@ -93,7 +95,8 @@ def _observations(messages: list[dict[str, Any]]) -> list[str]:
         if message.get("role") == "tool":
             found.append(content)
         elif message.get("role") == "user" and content.startswith("Observation:"):
-            found.append(_NAMED.sub("", content.removeprefix("Observation:").strip(), count=1))
+            result = content.removeprefix("Observation:").strip().removesuffix(NEXT).strip()
+            found.append(_NAMED.sub("", result, count=1))
         elif message.get("role") == "user" and not content.startswith("Your last reply"):
             break
     return list(reversed(found))
@@ -114,7 +117,7 @@ def _previous_answer(messages: list[dict[str, Any]]) -> str | None:
 def _call(style: str, thought: str, tool: str, arguments: dict[str, Any]) -> Reply:
     """``style``: "tools", "json" or "" (ReAct text)."""
     if style == "json":
-        return Reply(json.dumps({"thought": thought, "action": {"tool": tool, "arguments": arguments}}))
+        return Reply(json.dumps({"action": {"tool": tool, "arguments": arguments}}))  # the schema's shape: no thought
     if style == "tools":
         return Reply(thought, tool_calls=((tool, arguments),), chunk_delay=0.01)
     text = f"Thought: {thought}\nAction: {tool}\nAction Input: {json.dumps(arguments)}"
@@ -123,7 +126,7 @@ def _call(style: str, thought: str, tool: str, arguments: dict[str, Any]) -> Rep
 
 def _final(style: str, thought: str, answer: str, *, delay: float = 0.0) -> Reply:
     if style == "json":
-        text = json.dumps({"thought": thought, "final_answer": answer}, ensure_ascii=False)
+        text = json.dumps({"final_answer": answer}, ensure_ascii=False)
         return Reply(text, chunk_delay=0.01, delay=delay)
     if style == "tools":
         return Reply(answer, chunk_delay=0.01, delay=delay)

@@ -13,7 +13,13 @@ from pydantic import BaseModel
 
 from agent_core import Agent
 from agent_core.engine.protocols import PROTOCOLS, JsonSchemaProtocol
-from agent_core.engine.protocols.json_reply import SCHEMA_NAME, partial_answer, read_reply, reply_schema
+from agent_core.engine.protocols.json_reply import (
+    ARGUMENT_CHARS,
+    SCHEMA_NAME,
+    partial_answer,
+    read_reply,
+    reply_schema,
+)
 from agent_core.models import OpenAIChatModel
 from agent_core.models.chat_model import Completion
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
@@ -48,7 +54,6 @@ SCHEMA = reply_schema(TOOLS)
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 BY_NAME = {t.name: t for t in TOOLS}
 
-thoughts = st.text(max_size=40)
 texts = st.text(min_size=1, max_size=40).filter(str.strip)
 points = st.fixed_dictionaries({"x": st.integers(), "y": st.integers()})
 
@@ -60,24 +65,29 @@ def optional(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, An
 
 ARGUMENTS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "calculator": st.fixed_dictionaries({"expression": st.text(max_size=30)}),
-    "get_current_time": optional(timezone=st.none() | st.text(max_size=20)),
+    "get_current_time": st.fixed_dictionaries({"timezone": st.none() | st.text(max_size=20)}),
     "date_calculator": st.fixed_dictionaries(
-        {"operation": st.sampled_from(["add", "subtract", "difference", "weekday"]), "date": st.text(max_size=12)},
-        optional={"days": st.none() | st.integers(), "other_date": st.none() | st.text(max_size=12)},
+        {
+            "operation": st.sampled_from(["add", "subtract", "difference", "weekday"]),
+            "date": st.text(max_size=12),
+            "days": st.none() | st.integers(),
+            "other_date": st.none() | st.text(max_size=12),
+        }
     ),
     "distance": st.fixed_dictionaries({"a": points, "b": points}),
 }
-"""Legal arguments of every tool in TOOLS, written by hand from their signatures."""
+"""Legal arguments of every tool in TOOLS, written by hand from their signatures (a parameter that may be null is
+written, null or a value: the reply schema requires it)."""
 
 
 @st.composite
 def actions(draw: st.DrawFn) -> dict[str, Any]:
     """A legal action reply for one of the tools."""
     name = draw(st.sampled_from(sorted(ARGUMENTS)))
-    return {"thought": draw(thoughts), "action": {"tool": name, "arguments": draw(ARGUMENTS[name])}}
+    return {"action": {"tool": name, "arguments": draw(ARGUMENTS[name])}}
 
 
-answers = st.builds(lambda t, a: {"thought": t, "final_answer": a}, thoughts, texts)
+answers = st.builds(lambda a: {"final_answer": a}, texts)
 legal = actions() | answers
 
 
@@ -86,6 +96,86 @@ def test_the_schema_is_a_valid_json_schema_covering_every_tool() -> None:
     names = [b["properties"]["action"]["properties"]["tool"]["enum"] for b in SCHEMA["anyOf"][:-1]]
     assert names == [[t.name] for t in TOOLS] and set(ARGUMENTS) == set(BY_NAME)
     assert set(SCHEMA["$defs"]) == {"distance__Point"}  # the tool's own $defs, hoisted to the root
+
+
+def test_the_date_tool_branch_exactly_nullable_parameters_required_strings_bounded() -> None:
+    branch = SCHEMA["anyOf"][2]
+    date = BY_NAME["date_calculator"].parameters["properties"]
+    assert branch == {
+        "type": "object",
+        "properties": {
+            "action": {
+                "type": "object",
+                "properties": {
+                    "tool": {"type": "string", "enum": ["date_calculator"]},
+                    "arguments": {
+                        "additionalProperties": False,
+                        "properties": {
+                            "operation": date["operation"],
+                            "date": {**date["date"], "maxLength": ARGUMENT_CHARS},
+                            "days": date["days"],
+                            "other_date": {
+                                **date["other_date"],
+                                "anyOf": [{"type": "string", "maxLength": ARGUMENT_CHARS}, {"type": "null"}],
+                            },
+                        },
+                        "required": ["operation", "date", "days", "other_date"],
+                        "type": "object",
+                    },
+                },
+                "required": ["tool", "arguments"],
+                "additionalProperties": False,
+            }
+        },
+        "required": ["action"],
+        "additionalProperties": False,
+    }
+    assert BY_NAME["date_calculator"].parameters["required"] == ["operation", "date"]  # the tool's own is unchanged
+    assert SCHEMA["anyOf"][-1] == {
+        "type": "object",
+        "properties": {"final_answer": {"type": "string", "minLength": 1, "description": "The answer for the user."}},
+        "required": ["final_answer"],
+        "additionalProperties": False,
+    }
+
+
+def test_a_string_argument_longer_than_the_bound_or_a_skipped_nullable_one_is_refused() -> None:
+    call = {"tool": "calculator", "arguments": {"expression": "1 + " * 50 + "1"}}
+    assert not VALIDATOR.is_valid({"action": call}) and len(call["arguments"]["expression"]) == ARGUMENT_CHARS + 1
+    call["arguments"]["expression"] = "1 + 1"
+    assert VALIDATOR.is_valid({"action": call})
+    skipped = {"tool": "date_calculator", "arguments": {"operation": "weekday", "date": "2024-05-20"}}
+    assert not VALIDATOR.is_valid({"action": skipped})
+    written = {**skipped["arguments"], "days": None, "other_date": None}
+    assert VALIDATOR.is_valid({"action": {**skipped, "arguments": written}})
+
+
+ODD_NAMES = SimpleNamespace(
+    name="tag",
+    parameters={
+        "type": "object",
+        "properties": {
+            "type": {"type": "string"},
+            "properties": {"oneOf": [{"type": "integer"}, {"type": "null"}]},
+            "labels": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+        },
+        "required": ["type"],
+    },
+)
+"""Parameters named like JSON Schema keywords: names, never read as keywords."""
+
+
+def test_parameters_named_like_keywords_are_steered_as_parameters() -> None:
+    arguments = reply_schema([ODD_NAMES])["anyOf"][0]["properties"]["action"]["properties"]["arguments"]  # type: ignore[list-item]
+    assert arguments == {
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "maxLength": ARGUMENT_CHARS},
+            "properties": {"oneOf": [{"type": "integer"}, {"type": "null"}]},
+            "labels": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+        },
+        "required": ["type", "properties"],
+    }
 
 
 MCP_STYLE = SimpleNamespace(
@@ -106,7 +196,7 @@ def test_a_tool_schema_with_its_own_references_still_validates_inside_the_reply_
     schema = reply_schema([*TOOLS[:1], MCP_STYLE])  # type: ignore[list-item]
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
-    line = {"thought": "t", "action": {"tool": "draw_line", "arguments": {"start": {"x": 1}, "end": {"x": 2}}}}
+    line = {"action": {"tool": "draw_line", "arguments": {"start": {"x": 1}, "end": {"x": 2}}}}
     assert validator.is_valid(line)
     line["action"]["arguments"]["end"] = {"x": "far"}
     assert not validator.is_valid(line)
@@ -142,7 +232,7 @@ def illegal(draw: st.DrawFn) -> dict[str, Any]:
     """A reply that breaks one rule."""
     base = draw(actions())
     answer = draw(texts)
-    kind = draw(st.sampled_from(["unknown tool", "bad args", "extra arg", "both", "no thought", "neither", "extra"]))
+    kind = draw(st.sampled_from(["unknown tool", "bad args", "extra arg", "both", "a thought", "neither", "extra"]))
     if kind == "unknown tool":
         base["action"]["tool"] = draw(st.text(min_size=1, max_size=12).filter(lambda n: n not in BY_NAME))
     elif kind == "bad args":
@@ -152,10 +242,10 @@ def illegal(draw: st.DrawFn) -> dict[str, Any]:
         base["action"]["arguments"] = {**base["action"]["arguments"], "unexpected_argument": 1}
     elif kind == "both":
         base["final_answer"] = answer
-    elif kind == "no thought":
-        base = draw(st.sampled_from([{"action": base["action"]}, {"final_answer": answer}]))
+    elif kind == "a thought":  # the decision comes alone: a small model's thought drifted into wrong answers
+        base = draw(st.sampled_from([{**base, "thought": answer}, {"thought": answer, "final_answer": answer}]))
     elif kind == "neither":
-        base = {"thought": base["thought"]}
+        base = {"thought": answer}
     else:
         base["observation"] = "made up by the model"
     return base
@@ -196,10 +286,10 @@ def test_the_chat_shows_the_answer_while_it_streams() -> None:
 
 
 SEED = "What weekday is 150 days after 2024-05-20?"
-DATE_ARGS = {"operation": "add", "date": "2024-05-20", "days": 150}
+DATE_ARGS = {"operation": "add", "date": "2024-05-20", "days": 150, "other_date": None}
 DATE_ACTION = {"tool": "date_calculator", "arguments": DATE_ARGS}
-DATE_STEP = json.dumps({"thought": "I need date arithmetic.", "action": DATE_ACTION})
-DATE_ANSWER = json.dumps({"thought": "The tool says so.", "final_answer": "2024-10-17, a Thursday."})
+DATE_STEP = json.dumps({"action": DATE_ACTION})
+DATE_ANSWER = json.dumps({"final_answer": "2024-10-17, a Thursday."})
 
 
 def seed_run(server: FakeOpenAIServer, streaming: bool = True) -> list[Any]:
@@ -221,11 +311,11 @@ def test_the_seed_question_end_to_end_with_the_schema_enforced(streaming: bool) 
     assert simplify(events) == [
         ("run_started", SEED),
         ("step", 1),
-        ("model", "I need date arithmetic.", [("date_calculator", DATE_ARGS)]),
+        ("model", "", [("date_calculator", DATE_ARGS)]),
         ("tool", "date_calculator", DATE_ARGS),
         ("observation", "2024-05-20 (Monday) + 150 days = 2024-10-17 (Thursday)", None),
         ("step", 2),
-        ("model", "The tool says so.", "2024-10-17, a Thursday."),
+        ("model", "", "2024-10-17, a Thursday."),
         ("answer", "2024-10-17, a Thursday."),
         ("finished", "completed", "2024-10-17, a Thursday.", None),
     ]
@@ -234,7 +324,8 @@ def test_the_seed_question_end_to_end_with_the_schema_enforced(streaming: bool) 
         {"role": "assistant", "content": DATE_STEP},
         {
             "role": "user",
-            "content": "Observation: date_calculator returned: 2024-05-20 (Monday) + 150 days = 2024-10-17 (Thursday)",
+            "content": "Observation: date_calculator returned: 2024-05-20 (Monday) + 150 days = 2024-10-17 (Thursday)\n"
+            "If this answers the question, give the final answer now.",
         },
     ]
 
@@ -279,7 +370,11 @@ def test_same_loop_same_events_same_trace_as_the_text_protocol() -> None:
     react_step = f"Thought: I need date arithmetic.\nAction: date_calculator\nAction Input: {json.dumps(DATE_ARGS)}"
     react = list(Agent(ScriptedModel([react_step, "Thought: The tool says so.\nFinal Answer: 2024-10-17, a Thursday."]),
                        builtin_tools()).run(SEED))  # fmt: skip
-    as_json = list(Agent(ScriptedModel([DATE_STEP, DATE_ANSWER]), builtin_tools(), protocol="json").run(SEED))
+    thoughtful = [  # the schema leaves the thought out; a reply that has one (json_object mode) keeps it
+        json.dumps({"thought": "I need date arithmetic.", "action": DATE_ACTION}),
+        json.dumps({"thought": "The tool says so.", "final_answer": "2024-10-17, a Thursday."}),
+    ]
+    as_json = list(Agent(ScriptedModel(thoughtful), builtin_tools(), protocol="json").run(SEED))
     assert simplify(as_json) == simplify(react)
     names = [s.name for s in build_spans(as_json)]
     assert names == [s.name for s in build_spans(react)]

@@ -135,12 +135,12 @@ def test_an_unknown_policy_is_refused_in_one_sentence() -> None:
         Agent(ScriptedModel([]), builtin_tools(), repeat_policy="sometimes")
 
 
-def json_reply(thought: str, **fields: Any) -> str:
-    return json.dumps({"thought": thought, **fields})
+def json_reply(**fields: Any) -> str:
+    return json.dumps(fields)
 
 
 def test_json_the_narrowed_request_allows_only_a_final_answer() -> None:
-    step = json_reply("multiply", action={"tool": "calculator", "arguments": CALC})
+    step = json_reply(action={"tool": "calculator", "arguments": CALC})
     done = json.dumps({"final_answer": "17 * 23 = 391"})
     with FakeOpenAIServer([step, step, step, done]) as server:
         model = OpenAIChatModel("fake-model", base_url=server.base_url, api_key="sk-test")
@@ -168,15 +168,15 @@ def test_json_the_narrowed_request_allows_only_a_final_answer() -> None:
     }
     with pytest.raises(jsonschema.ValidationError):  # the server cannot let another action through
         jsonschema.validate(json.loads(step), schemas[3]["schema"])
-    assert server.requests[3]["messages"][-1]["content"] == ASKED + 'Reply now with {"final_answer": "..."}.'
+    assert server.requests[3]["messages"][-1]["content"] == ASKED + "Reply now with the final answer."
     assert ("answer_requested", 3, 2, "the reply schema allows only a final answer") in view(events)
     assert (events[-1].status, events[-1].final_answer, events[-1].tool_calls) == ("completed", "17 * 23 = 391", 1)
 
 
 def test_json_after_a_failed_call_is_repeated_the_schema_offers_the_answer_or_another_tool() -> None:
     bad = {"operation": "add", "date": "2024-01-15"}  # "add" needs days: the call fails, its repeats too
-    step = json_reply("add days", action={"tool": "date_calculator", "arguments": bad})
-    done = json_reply("I cannot.", final_answer="2024-02-14")
+    step = json_reply(action={"tool": "date_calculator", "arguments": bad})
+    done = json_reply(final_answer="2024-02-14")
     tools = ToolSet([t for t in builtin_tools() if t.name in ("calculator", "date_calculator")])
     with FakeOpenAIServer([step, step, step, done]) as server:
         model = OpenAIChatModel("fake-model", base_url=server.base_url, api_key="sk-test")
@@ -192,7 +192,7 @@ def test_json_after_a_failed_call_is_repeated_the_schema_offers_the_answer_or_an
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(json.loads(step), schema)
     asked = server.requests[3]["messages"][-1]["content"]
-    assert asked.endswith('\nReply now with {"final_answer": "..."}, or call another tool: calculator.')
+    assert asked.endswith("\nReply now with the final answer, or call another tool: calculator.")
     narrowing = "the reply schema allows only a final answer or a call of calculator"
     assert ("answer_requested", 3, 2, narrowing) in view(events)
     assert events[-1].status == "completed"
@@ -200,7 +200,7 @@ def test_json_after_a_failed_call_is_repeated_the_schema_offers_the_answer_or_an
 
 def test_json_a_failed_repeat_with_no_other_tool_narrows_to_the_answer() -> None:
     bad = {"operation": "add", "date": "2024-01-15"}
-    step = json_reply("add days", action={"tool": "date_calculator", "arguments": bad})
+    step = json_reply(action={"tool": "date_calculator", "arguments": bad})
     tools = ToolSet([t for t in builtin_tools() if t.name == "date_calculator"])
     with FakeOpenAIServer([step, step, step, json.dumps({"final_answer": "unknown"})]) as server:
         model = OpenAIChatModel("fake-model", base_url=server.base_url, api_key="sk-test")
@@ -249,7 +249,7 @@ def test_a_guard_built_from_earlier_events_keeps_counting_repeats() -> None:
 @pytest.mark.parametrize("protocol", ["json", "react", "tools"])
 def test_a_run_resumed_after_the_answer_request_sends_the_same_narrowed_request(protocol: str) -> None:
     calls = {
-        "json": [json_reply("multiply", action={"tool": "calculator", "arguments": CALC})] * 3,
+        "json": [json_reply(action={"tool": "calculator", "arguments": CALC})] * 3,
         "react": calc_replies(3),
         "tools": [Reply.call("calculator", **CALC)] * 3,
     }[protocol]
@@ -277,7 +277,7 @@ def test_a_run_resumed_later_keeps_the_answer_request_in_its_steps() -> None:
 
 
 def test_json_an_unusable_reply_to_the_narrowed_request_keeps_the_narrowing() -> None:
-    step = json_reply("multiply", action={"tool": "calculator", "arguments": CALC})
+    step = json_reply(action={"tool": "calculator", "arguments": CALC})
     cut = '{"final_answer": "391. So 391 is'  # a reply cut by max_tokens
     with FakeOpenAIServer([step, step, step, cut, json.dumps({"final_answer": "391"})]) as s:
         model = OpenAIChatModel("fake-model", base_url=s.base_url, api_key="sk-test")

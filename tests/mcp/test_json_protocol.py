@@ -21,11 +21,11 @@ def test_time_server_tools_in_the_json_protocol(servers) -> None:
     schema = reply_schema(tools)
     jsonschema.Draft202012Validator.check_schema(schema)
     call = {"tool": "time__get_current_time", "arguments": {"timezone": "Asia/Tokyo"}}
-    assert jsonschema.Draft202012Validator(schema).is_valid({"thought": "ask the server", "action": call})
+    assert jsonschema.Draft202012Validator(schema).is_valid({"action": call})
     assert not jsonschema.Draft202012Validator(schema).is_valid(
-        {"thought": "t", "action": {"tool": "time__get_current_time", "arguments": {}}}
+        {"action": {"tool": "time__get_current_time", "arguments": {}}}  # the nullable timezone must be written
     )
-    script = [json.dumps({"thought": "ask the server", "action": call}), '{"thought": "ok", "final_answer": "done"}']
+    script = [json.dumps({"action": call}), '{"final_answer": "done"}']
     events = list(Agent(ScriptedModel(script), tools, protocol="json").run("What time is it in Tokyo?"))
     observation = next(e for e in events if e.type == "tool_finished")
     assert (observation.error, json.loads(observation.output)["timezone"], events[-1].status) == (

@@ -1,11 +1,13 @@
 """The ``json`` protocol's reply: its JSON Schema, built from the offered tools' own schemas, and its reader.
 
-A reply is one object, either ``{"thought": ..., "action": {"tool": NAME, "arguments": {...}}}`` or
-``{"thought": ..., "final_answer": ...}``. The schema is an ``anyOf`` with one branch per tool (its name as
-an ``enum`` of one, its arguments as the tool's parameter schema) and one for the answer; every object is
-closed (``additionalProperties: false``), so a reply with both an action and an answer, an unknown tool or
-arguments that break the tool's schema matches no branch. The reader never raises: anything unusable
-becomes a format problem in one sentence (in ``json_object`` mode nothing enforces the schema).
+A reply is one object, either ``{"action": {"tool": NAME, "arguments": {...}}}`` or ``{"final_answer": ...}``:
+the decision alone, no ``thought`` (measured with SmolLM2-135M: a thought written first worked out a wrong
+result, "144 / 12 = 12.5", that the call and the answer then copied). The schema is an ``anyOf`` with one branch
+per tool (its name as an ``enum`` of one, its arguments as the tool's parameter schema, steered: see
+``_steered``) and one for the answer; every object is closed (``additionalProperties: false``), so a reply with
+both an action and an answer, an unknown tool or arguments that break the tool's schema matches no branch. The
+reader never raises and still reads a ``thought`` a reply has (in ``json_object`` mode nothing enforces the
+schema): anything unusable becomes a format problem in one sentence.
 """
 
 from __future__ import annotations
@@ -25,11 +27,6 @@ SCHEMA_NAME = "sparrow_step"
 _REF_PREFIXES = ("#/$defs/", "#/definitions/")
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```\s*$", re.DOTALL)
 _DECODER = json.JSONDecoder()
-
-
-THOUGHT_CHARS = 300
-"""Most characters of a ``thought``: a small model's rambling thought ends there, before ``max_tokens`` cuts the
-JSON object (measured: SmolLM2-135M repeating one sentence until the reply was cut, an unusable reply)."""
 
 
 def reply_schema(tools: Sequence[Tool]) -> dict[str, Any]:
@@ -58,10 +55,6 @@ def response_format(tools: Sequence[Tool], schema: dict[str, Any] | None = None)
     return {"type": "json_schema", "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": True}}
 
 
-def _thought() -> dict[str, Any]:
-    return {"type": "string", "maxLength": THOUGHT_CHARS, "description": "Your reasoning about what to do next."}
-
-
 def _answer() -> dict[str, Any]:
     return {"type": "string", "minLength": 1, "description": "The answer for the user."}
 
@@ -74,11 +67,11 @@ def _action_branch(index: int, t: Tool, definitions: dict[str, Any]) -> dict[str
         "required": ["tool", "arguments"],
         "additionalProperties": False,
     }
-    return _closed({"thought": _thought(), "action": action})
+    return _closed({"action": action})
 
 
 def _answer_branch() -> dict[str, Any]:
-    return _closed({"thought": _thought(), "final_answer": _answer()})
+    return _closed({"final_answer": _answer()})
 
 
 def _closed(properties: dict[str, Any]) -> dict[str, Any]:
@@ -94,8 +87,55 @@ def _hoisted(t: Tool, definitions: dict[str, Any], at: str) -> dict[str, Any]:
         schema.pop(key, None)
     local = {**schema.pop("definitions", {}), **schema.pop("$defs", {})}
     for name, definition in local.items():
-        definitions[f"{t.name}__{name}"] = _moved(definition, t.name, at)
-    return _moved(schema, t.name, at)
+        definitions[f"{t.name}__{name}"] = _steered(_moved(definition, t.name, at))
+    return _steered(_moved(schema, t.name, at))
+
+
+ARGUMENT_CHARS = 200
+"""Most characters of a string argument whose tool sets no bound (measured: SmolLM2-135M writing its reasoning
+into ``expression`` until ``max_tokens`` cut the reply, an unusable reply; a bounded string ends and the call runs)."""
+
+
+def _steered(schema: Any) -> Any:
+    """The arguments' schema as a small model is steered by it: a property that accepts ``null`` is required (it
+    is written, ``null`` or a value, instead of skipped: SmolLM2-135M left out ``days`` of a date addition), and a
+    string with no bound of its own gets ``maxLength`` :data:`ARGUMENT_CHARS`. What the tool accepts is unchanged.
+
+    Only subschemas are walked (a parameter named ``type`` or ``properties`` is a name, not a keyword)."""
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    for key in _SUBSCHEMA:
+        if isinstance(out.get(key), dict):
+            out[key] = _steered(out[key])
+    for key in _SUBSCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [_steered(item) for item in out[key]]
+    for key in _SUBSCHEMA_MAPS:
+        if isinstance(out.get(key), dict):
+            out[key] = {name: _steered(value) for name, value in out[key].items()}
+    if out.get("type") == "string" and not {"maxLength", "enum", "const", "format", "pattern"} & out.keys():
+        out["maxLength"] = ARGUMENT_CHARS
+    if isinstance(out.get("properties"), dict):
+        required = list(out.get("required", []))
+        nullable = [name for name, value in out["properties"].items() if _accepts_null(value)]
+        out["required"] = required + [name for name in nullable if name not in required]
+    return out
+
+
+_SUBSCHEMA = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions")
+
+
+def _accepts_null(node: Any) -> bool:
+    if not isinstance(node, dict):
+        return False
+    kind = node.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    branches = [*node.get("anyOf", []), *node.get("oneOf", [])]
+    return any(_accepts_null(branch) for branch in branches if isinstance(branch, dict))
 
 
 def _moved(node: Any, tool_name: str, at: str) -> Any:
