@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar
 
 import streamlit as st
 
+P = ParamSpec("P")
 T = TypeVar("T")
 _MEMO = "_sparrow_page_run"
 
@@ -26,28 +27,30 @@ def new_page_run() -> None:
     st.session_state[_MEMO] = {}
 
 
-class once_per_page_run(Generic[T]):  # a decorator, named like the function it stands for
-    """``look_up`` asked at most once per page run; its answer is kept for the rest of the run."""
+class once_per_page_run(Generic[P, T]):  # a decorator, named like the function it stands for
+    """``look_up`` asked at most once per page run for each set of arguments; the answer is kept for the run."""
 
-    def __init__(self, look_up: Callable[[], T]) -> None:
+    def __init__(self, look_up: Callable[P, T]) -> None:
         self._look_up = look_up
-        self._key = f"{look_up.__module__}.{look_up.__qualname__}"
+        self._name = f"{look_up.__module__}.{look_up.__qualname__}"
         functools.update_wrapper(self, look_up)
 
-    def __call__(self) -> T:
-        """The answer of this page run (asked now when it is the first question of the run)."""
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> T:
+        """The answer of this page run (asked now when it is the run's first question with these arguments)."""
         memo = st.session_state.get(_MEMO)
         if memo is None:
-            return self._look_up()
-        if self._key not in memo:
-            memo[self._key] = self._look_up()
-        return memo[self._key]
+            return self._look_up(*args, **kwargs)
+        key = (self._name, args, tuple(sorted(kwargs.items())))
+        if key not in memo:
+            memo[key] = self._look_up(*args, **kwargs)
+        return memo[key]
 
     def forget(self) -> None:
-        """Ask again at the next call (the answer was changed during the run)."""
+        """Ask again at the next call, whatever the arguments (the answer changed during the run)."""
         memo = st.session_state.get(_MEMO)
         if memo is not None:
-            memo.pop(self._key, None)
+            for key in [k for k in memo if k[0] == self._name]:
+                del memo[key]
 
 
 @once_per_page_run

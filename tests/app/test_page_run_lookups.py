@@ -1,4 +1,4 @@
-"""A page run reads the secrets and the language once, not once per string drawn, and sees changes at the next run."""
+"""A page run reads the secrets, the language and the datasets once, not once per string or turn drawn."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import pytest
 from streamlit.runtime.secrets import Secrets
 from streamlit.testing.v1 import AppTest
 
+from agent_core.experiments.datasets import list_datasets
 from agent_core.store import SessionStore
 from sparrow_ui.access import auth
+from sparrow_ui.chat import add_to_dataset
 from sparrow_ui.shell import settings
 from tests.access.test_pages_access import AUTH
 from tests.observability.builders import calculator_run
@@ -68,3 +70,26 @@ def test_secrets_that_appear_between_runs_are_seen_at_the_next_run(monkeypatch: 
     at.secrets["auth"] = AUTH  # an operator adds sign-in while the tab is open
     at.run()
     assert [h.value for h in at.header] == ["Sign in to Sparrow"]
+
+
+def test_the_datasets_are_asked_once_per_page_run_not_once_per_turn(
+    monkeypatch: pytest.MonkeyPatch, store: SessionStore
+) -> None:
+    session = store.create_session()
+    for n in range(20):
+        store.append(session.id, calculator_run(f"r{n}"))
+    asked: list[None] = []
+    listed = add_to_dataset.list_datasets
+    monkeypatch.setattr(add_to_dataset, "list_datasets", lambda s: asked.append(None) or listed(s))
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params["session"] = session.id
+    at.run()
+    asked.clear()
+    at.run()
+    assert len([b for b in at.button if b.key and b.key.startswith("select_")]) == 20  # 20 turns, each with actions
+    assert len(asked) == 1  # it was one query per turn drawn
+    asked.clear()
+    at.button(key="FormSubmitter:add_ds_r3-Add").click().run()
+    assert not at.exception and [d.name for d in list_datasets(store)] == [add_to_dataset.DEFAULT_DATASET]
+    assert "Added to My questions v1 (1 items)." in [s.value for s in at.success]
+    assert len(asked) == 2  # the turns drawn after the save ask again: they list the new dataset
