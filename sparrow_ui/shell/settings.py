@@ -29,6 +29,7 @@ from agent_core.env_settings import env_settings
 from agent_core.models import DEFAULT_MODEL
 from agent_core.models.providers import guess_provider
 from agent_core.runtime.run_settings import RunSettings
+from agent_core.views.languages import LANGS
 from sparrow_ui.access.auth import identity
 from sparrow_ui.access.page_run import once_per_page_run
 from sparrow_ui.shell.browser_language import browser_language
@@ -113,7 +114,7 @@ def current() -> RunSettings:
         st.session_state[_STATE] = loaded
         st.session_state[_KEY] = ""
         asked = st.query_params.get(LANG_PARAM)
-        st.session_state[_LANG] = asked if asked in ("en", "zh") else browser_language()
+        st.session_state[_LANG] = asked if asked in LANGS else browser_language()
     return st.session_state[_STATE]
 
 
