@@ -30,8 +30,8 @@ from agent_core.experiments.experiment_records import ExperimentInfo, list_exper
 from agent_core.experiments.experiment_report import changes_text, judge_text, summary_table, table
 from agent_core.experiments.experiment_results import ConfigSummary, UnitResult, config_summaries, unit_results
 from agent_core.store import SessionStore
-from agent_core.trace_export.html_strings import LANGS
 from agent_core.views.formatting import format_timestamp
+from agent_core.views.languages import LANGS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

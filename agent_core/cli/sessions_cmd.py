@@ -32,6 +32,7 @@ from agent_core.store import (
     import_session,
 )
 from agent_core.views.formatting import format_timestamp
+from agent_core.views.languages import LANGS
 
 RUNS = "agent_core.cli.session_runs_cmd"
 TRACE_FORMATS = ("jsonl", "otel", "md", "html")
@@ -81,7 +82,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     trace.add_argument("id", help="session id")
     trace.add_argument("--format", choices=TRACE_FORMATS, default="jsonl", help="jsonl (default), otel, md or html")
-    trace.add_argument("--lang", choices=("en", "zh"), default="en", help="html: the report's language")
+    trace.add_argument("--lang", choices=LANGS, default="en", help="html: the report's language")
     trace.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout (- is stdout)")
     trace.add_argument(
         "--include-content",

@@ -24,12 +24,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agent_core.engine.agent import Agent
-from agent_core.engine.protocols import PROTOCOLS
 from agent_core.experiments.config_policy import ConfigFileError, checked_connection, key_env_problem
 from agent_core.experiments.items import problems_of
 from agent_core.models import OpenAIChatModel
 from agent_core.models.chat_model import ChatModel
 from agent_core.runtime.catalog import tool_catalog
+from agent_core.runtime.run_settings import ProtocolName
 from agent_core.store.redaction import scrub_url
 from agent_core.tools import Tool
 
@@ -46,7 +46,7 @@ class RunConfig(BaseModel):
     """A short label; defaults to ``model · protocol``."""
     model: str = Field(min_length=1, max_length=200)
     base_url: str | None = Field(default=None, max_length=2000)
-    protocol: str = "react"
+    protocol: ProtocolName = "react"
     temperature: float | None = Field(default=0.0, ge=0, le=2)
     max_steps: int = Field(default=10, ge=1, le=100)
     time_limit: float | None = Field(default=300.0, gt=0)
@@ -55,13 +55,6 @@ class RunConfig(BaseModel):
     system_prompt: str | None = Field(default=None, max_length=20_000)
     """Instructions that replace the protocol's opening line (a prompt variant)."""
     api_key_env: str = Field(default="OPENAI_API_KEY", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-    @field_validator("protocol")
-    @classmethod
-    def _known_protocol(cls, value: str) -> str:
-        if value not in PROTOCOLS:
-            raise ValueError(f"the protocol {value!r} is not one of {', '.join(sorted(PROTOCOLS))}")
-        return value
 
     @field_validator("base_url")
     @classmethod

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from agent_core.engine.protocols import PROTOCOLS
 from agent_core.engine.run_context import AgentSettings
@@ -27,6 +27,18 @@ _LEGACY_AGENT = {
 }
 
 
+def known_protocol(name: str) -> str:
+    """``name`` when Sparrow has a protocol of that name (``engine.protocols``); else ValueError naming the choices."""
+    if name not in PROTOCOLS:
+        raise ValueError(f"the protocol {name!r} is not one of {', '.join(PROTOCOLS)}")
+    return name
+
+
+ProtocolName = Annotated[str, AfterValidator(known_protocol)]
+"""A protocol's name, checked: the type of the field in every settings shape that names one (an experiment's
+configurations too), so each refuses an unknown one in the same words."""
+
+
 class RunSettings(BaseModel):
     """Where the model is, which tools are on, and how the agent runs (limits, sampling, per-tool approval)."""
 
@@ -38,7 +50,7 @@ class RunSettings(BaseModel):
     """The OpenAI-compatible endpoint typed or picked; None: the provider's (or the operator's) default."""
     model: str = Field(default=DEFAULT_MODEL, max_length=200)
     """Model name as sent to the endpoint."""
-    protocol: str = "react"
+    protocol: ProtocolName = "react"
     """How the agent talks to the model (see ``agent_core.engine.protocols``)."""
     tools: tuple[str, ...] | None = None
     """The enabled tools by name; None: every tool there is."""
@@ -49,13 +61,6 @@ class RunSettings(BaseModel):
     @classmethod
     def _blank_is_default(cls, value: Any) -> Any:
         return (value.strip() or None) if isinstance(value, str) else value
-
-    @field_validator("protocol")
-    @classmethod
-    def _known_protocol(cls, value: str) -> str:
-        if value not in PROTOCOLS:
-            raise ValueError(f"the protocol {value!r} is not one of {', '.join(PROTOCOLS)}")
-        return value
 
     @field_validator("model", mode="before")
     @classmethod

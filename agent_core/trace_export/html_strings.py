@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-ReportLang = Literal["en", "zh"]
-LANGS: tuple[ReportLang, ...] = ("en", "zh")
+from agent_core.views.languages import LANGS, ReportLang
 
 _WORDS: dict[str, tuple[str, str]] = {
     "generated": (

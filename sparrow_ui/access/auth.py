@@ -17,6 +17,7 @@ import streamlit as st
 
 from agent_core.store import LOCAL_ADMIN, Actor, SessionStore, ShareGrant, ShareLinkInvalid
 from agent_core.store.actors import admins, signed_in
+from sparrow_ui.access.page_run import once_per_page_run, secrets, secrets_section
 
 SHARE_PARAM = "share"
 """The query parameter holding a share link's token."""
@@ -27,10 +28,7 @@ NOBODY = Actor.viewer("-")
 
 def auth_configured() -> bool:
     """True when ``.streamlit/secrets.toml`` has an ``[auth]`` section: sign-in is then required."""
-    try:
-        return "auth" in st.secrets
-    except Exception:  # no secrets file at all: no sign-in
-        return False
+    return "auth" in secrets()
 
 
 def user_claims() -> dict[str, Any] | None:
@@ -42,11 +40,7 @@ def user_claims() -> dict[str, Any] | None:
 
 def configured_admins() -> frozenset[str]:
     """Admin emails and subjects: ``[sparrow] admins`` in the secrets, plus ``$SPARROW_ADMINS``."""
-    try:
-        listed = st.secrets.get("sparrow", {}).get("admins")
-    except Exception:  # no secrets file
-        listed = None
-    return admins(listed)
+    return admins(secrets_section("sparrow").get("admins"))
 
 
 def share_token() -> str | None:
@@ -92,6 +86,7 @@ def actor_of(claims: dict[str, Any]) -> Actor:
     )
 
 
+@once_per_page_run
 def identity() -> str | None:
     """The signed-in user's owner key (None: nobody signed in, or no sign-in configured)."""
     claims = user_claims()
@@ -104,10 +99,9 @@ DEFAULT_PROVIDER = "default"
 
 def providers() -> list[str]:
     """The providers users may sign in with: ``default`` when ``[auth]`` names one itself, then ``[auth.NAME]``."""
-    try:
-        section = dict(st.secrets["auth"])
-    except Exception:  # no [auth]
+    if "auth" not in secrets():
         return []
+    section = secrets_section("auth")
     named = [name for name, value in section.items() if hasattr(value, "keys")]
     own = "client_id" in section or "server_metadata_url" in section or not named
     return [DEFAULT_PROVIDER] * own + named

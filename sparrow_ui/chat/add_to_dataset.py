@@ -10,6 +10,7 @@ from agent_core.experiments.datasets import list_datasets
 from agent_core.store import SessionStore
 from agent_core.views.transcript import TurnView
 from sparrow_ui.access.auth import read_only
+from sparrow_ui.access.page_run import once_per_page_run
 from sparrow_ui.translations.strings_experiments import te
 
 CHECKS = ("exact", "contains", "number")
@@ -22,7 +23,7 @@ def add_to_dataset_button(store: SessionStore, session_id: str, turn: TurnView) 
     if read_only() or turn.status != "completed":
         return
     with st.popover(te("exp.add_to_dataset"), icon=":material/playlist_add:", help=te("exp.add_help")):
-        names = sorted({d.name for d in list_datasets(store)})
+        names = dataset_names(store)
         with st.form(key=f"add_ds_{turn.run_id}", border=False):
             name = st.text_input(
                 te("exp.add_dataset"), value=st.session_state.get(_LAST) or (names[0] if names else DEFAULT_DATASET)
@@ -32,6 +33,12 @@ def add_to_dataset_button(store: SessionStore, session_id: str, turn: TurnView) 
             check = st.radio(te("exp.add_check"), CHECKS, horizontal=True)
             if st.form_submit_button(te("exp.add_save"), type="primary"):
                 save_item(store, name, question, expected, check, session_id)
+
+
+@once_per_page_run
+def dataset_names(store: SessionStore) -> list[str]:
+    """The names of the datasets ``store`` sees, asked once per page run, not once per turn (a save forgets them)."""
+    return sorted({d.name for d in list_datasets(store)})
 
 
 def item_of(question: str, expected: str, check: str, session_id: str) -> DatasetItem:
@@ -55,6 +62,7 @@ def save_item(store: SessionStore, name: str, question: str, expected: str, chec
     except (ValueError, DatasetFileError) as exc:
         st.error(str(exc).splitlines()[0])
         return
+    dataset_names.forget()
     st.session_state[_LAST] = info.name
     st.success(te("exp.add_saved", label=info.label))
 

@@ -16,9 +16,11 @@ from agent_core.store import SessionStore
 from agent_core.views.metrics import turn_metrics
 from agent_core.views.transcript import ActionView, TurnView
 from sparrow_ui.chat.conversation import trace_panel
-from sparrow_ui.chat.run_control import decide, watch
-from sparrow_ui.shell.layout import scroll_trace_to
+from sparrow_ui.chat.page_parts import remember_failure
+from sparrow_ui.chat.run_control import active_run, decide, start_queued, watch
+from sparrow_ui.shell.layout import follow_run, scroll_trace_to
 from sparrow_ui.shell.session_view import LiveFold, SessionView, prices, session_view, with_live
+from sparrow_ui.shell.state import ModelConfig, live_runs
 from sparrow_ui.steps import renderer as render
 
 TRACE_REDRAW_S = 0.5
@@ -43,14 +45,31 @@ def until_started(live: ActiveRun) -> bool:
         live.wait(len(live.events), 0.05)
 
 
-def live_view(store: SessionStore, view: SessionView, live: ActiveRun) -> tuple[SessionView, LiveFold]:
-    """The session as stored, and its turns with the live run's events folded in (``LiveFold``, to follow on).
+def live_run(store: SessionStore, view: SessionView, config: ModelConfig) -> ActiveRun | None:
+    """The session's run in progress, started here or live on another replica, with the page following it down.
+
+    A question that waited for the last run starts now (the page runs again to show it). A snapshot's share
+    link shows no run: it is past the snapshot.
+    """
+    session_id = view.info.id if view.info else None
+    live = active_run(store, session_id) if store.actor.shared_upto is None else None
+    if live is None and session_id and start_queued(store, session_id, config):
+        st.rerun()
+    follow_run(live.run_id if live else None)  # drawn on every run at the same place
+    return live
+
+
+def live_view(store: SessionStore, view: SessionView, live: ActiveRun | None) -> tuple[SessionView, LiveFold | None]:
+    """The session as stored, and its turns with the live run's events folded in (``LiveFold``, to follow on;
+    None without a live run).
 
     A run just started may not have recorded its question yet: wait for it (``until_started``). Its start may
     also come just after the wait gave up, between reading the session and taking the live events; as a run's
     events are stored before they are seen, the session is then read again, question and title included (the
     sidebar, drawn once before the run is followed, would otherwise say "New session" until the run ends).
     """
+    if live is None:
+        return view, None
     if view.transcript.turn(live.run_id) is None and until_started(live):
         view = session_view(store, view.info.id) if view.info else view
     fold = with_live(view, live)
@@ -118,3 +137,16 @@ def follow(live: ActiveRun, fold: LiveFold, answer: DeltaGenerator | None, trace
             scroll_trace_to(-1, f"{turn.run_id}-{len(turn.steps)}")
 
     watch(live, redraw, since=fold.seen)
+
+
+def follow_to_the_end(fold: LiveFold | None, answer: DeltaGenerator | None, trace: DeltaGenerator) -> None:
+    """Grow the live turn's answer and trace until its run ends, then show the page as it ended (a rerun).
+
+    Not while the run waits for an Approve / Deny click: the page stays drawn with the buttons.
+    """
+    if fold is None or waiting(fold.live, fold.transcript.turn(fold.live.run_id)):
+        return
+    follow(fold.live, fold, answer, trace)
+    remember_failure(fold.live)
+    live_runs().forget(fold.live.key)
+    st.rerun()

@@ -1,4 +1,5 @@
-"""The Chat page's parts around the conversation: the empty state, the run's buttons, the trace column, the chat box."""
+"""The Chat page's parts around the conversation: the session opened, its banners, the empty state, the run's
+buttons, the trace column, the chat box."""
 
 from __future__ import annotations
 
@@ -8,18 +9,39 @@ from streamlit.delta_generator import DeltaGenerator
 from agent_core.guards.untrusted import neutralize
 from agent_core.models import ModelError
 from agent_core.runtime.live_runs import ActiveRun
-from agent_core.store import SessionStore
+from agent_core.store import SessionNotFound, SessionStore
 from agent_core.views.transcript import TurnView
 from sparrow_ui.chat import chat_attachments
 from sparrow_ui.chat import example_sessions as examples
 from sparrow_ui.chat.conversation import trace_panel
 from sparrow_ui.chat.run_control import ask, queued, resume_interrupted, stop
-from sparrow_ui.shell.layout import TRACE_KEY, scroll_trace_to
-from sparrow_ui.shell.session_view import SessionView, prices
-from sparrow_ui.shell.state import ModelConfig, open_session, select_turn
+from sparrow_ui.elements.imported_mark import imported_mark
+from sparrow_ui.shell.layout import TRACE_KEY, open_at_top, scroll_trace_to
+from sparrow_ui.shell.session_view import SessionView, prices, session_view
+from sparrow_ui.shell.state import ModelConfig, current_session_id, open_session, select_turn
 from sparrow_ui.steps import whatif_controls as whatif
 from sparrow_ui.steps.step_status import first_failing
 from sparrow_ui.translations.i18n import t
+
+
+def opened_session(store: SessionStore) -> SessionView:
+    """The session the URL opens, scrolled to its top; one that is gone or not this user's says so: a new chat opens."""
+    session_id = current_session_id()
+    open_at_top(session_id or "new")  # its heading, banner or message in view (drawn on every run: nothing shifts)
+    try:
+        return session_view(store, session_id)
+    except SessionNotFound:
+        st.warning(t("session.not_found", id=session_id))
+        open_session(None)
+        return session_view(store, None)
+
+
+def banners(view: SessionView) -> None:
+    """Above the conversation: an example session's banner, an imported copy's mark, the last action's message."""
+    examples.banner(view.info)
+    imported_mark(view.info)
+    if flash := st.session_state.pop("flash", None):
+        st.success(flash)
 
 
 def empty_state(store: SessionStore, config: ModelConfig, *, viewing: bool) -> None:

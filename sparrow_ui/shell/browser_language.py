@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-LANGUAGE_CODES = ("en", "zh")
-"""The languages the UI speaks."""
+from agent_core.views.languages import LANGS
 
 
 def browser_language() -> str:
@@ -15,4 +14,4 @@ def browser_language() -> str:
     except (AttributeError, RuntimeError):  # no browser session (a bare script run)
         locale = ""
     code = locale.split("-")[0].split("_")[0].lower()
-    return code if code in LANGUAGE_CODES else "en"
+    return code if code in LANGS else "en"

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import streamlit as st
-
 from agent_core.env_settings import env_settings
 from agent_core.models.endpoints import EndpointPolicy, OperatorEndpoint
 from agent_core.tools.network.addresses import AddressPolicy
 from sparrow_ui.access.auth import auth_configured
+from sparrow_ui.access.page_run import secrets, secrets_section
 
 LOCK_ENV = "SPARROW_LOCK_MODEL_SETTINGS"
 """Environment switch for ``[sparrow] lock_model_settings``."""
@@ -33,20 +32,14 @@ LOCK_ENV = "SPARROW_LOCK_MODEL_SETTINGS"
 
 def sparrow_section() -> dict[str, Any]:
     """The ``[sparrow]`` section of the secrets (empty without one)."""
-    try:
-        return dict(st.secrets.get("sparrow", {}))
-    except Exception:  # no secrets file at all
-        return {}
+    return secrets_section("sparrow")
 
 
 def _secret(name: str) -> str | None:
     """A top-level value from the environment, else from the secrets."""
     if value := getattr(env_settings(), name.lower()):
         return value
-    try:
-        value = st.secrets.get(name)
-    except Exception:  # no secrets file
-        return None
+    value = secrets().get(name)
     return str(value) if value else None
 
 

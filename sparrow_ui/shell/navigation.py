@@ -17,6 +17,7 @@ import threading
 import streamlit as st
 
 from sparrow_ui.access.auth import read_only
+from sparrow_ui.access.page_run import new_page_run
 from sparrow_ui.shell.presentation_link import PAGE as PRESENT_PAGE
 from sparrow_ui.shell.presentation_link import follow_url
 from sparrow_ui.translations.i18n import t
@@ -47,7 +48,8 @@ def pages() -> list[st.Page]:
 
 
 def navigation() -> st.Page:
-    """The app's sidebar navigation; returns the page to run (app.py calls this once per run)."""
+    """The app's sidebar navigation; returns the page to run (app.py calls this once per run, first)."""
+    new_page_run()
     page = st.navigation(pages())
     _navigated.set()
     follow_url(page)
@@ -56,6 +58,7 @@ def navigation() -> st.Page:
 
 def through_app() -> None:
     """Rerun through app.py when this page was started without it (the legacy mode described above)."""
+    new_page_run()  # the page may run without app.py, whose navigation starts a page run too
     if not _navigated.is_set():
         navigation()
         st.rerun()

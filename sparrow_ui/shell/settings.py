@@ -29,7 +29,9 @@ from agent_core.env_settings import env_settings
 from agent_core.models import DEFAULT_MODEL
 from agent_core.models.providers import guess_provider
 from agent_core.runtime.run_settings import RunSettings
+from agent_core.views.languages import LANGS
 from sparrow_ui.access.auth import identity
+from sparrow_ui.access.page_run import once_per_page_run
 from sparrow_ui.shell.browser_language import browser_language
 from sparrow_ui.shell.state import available_tools
 
@@ -112,7 +114,7 @@ def current() -> RunSettings:
         st.session_state[_STATE] = loaded
         st.session_state[_KEY] = ""
         asked = st.query_params.get(LANG_PARAM)
-        st.session_state[_LANG] = asked if asked in ("en", "zh") else browser_language()
+        st.session_state[_LANG] = asked if asked in LANGS else browser_language()
     return st.session_state[_STATE]
 
 
@@ -142,11 +144,18 @@ def get(key: str) -> Any:
     return value
 
 
+@once_per_page_run
+def language() -> str:
+    """The chosen UI language code, looked up once per page run (``put`` forgets it)."""
+    return str(get(LANGUAGE))
+
+
 def put(key: str, value: Any) -> None:
     """Change what the sidebar widget ``key`` holds (and the widget, when it is drawn next), and save it."""
     current()
     if key in (SECRET, LANGUAGE):
         st.session_state[_KEY if key == SECRET else _LANG] = value
+        language.forget()
     else:
         change(**{FIELDS[key]: tuple(value) if FIELDS[key] == "tools" else value})
     st.session_state[key] = value

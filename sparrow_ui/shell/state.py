@@ -19,6 +19,7 @@ from agent_core.store import SessionStore
 from agent_core.tools import Tool
 from agent_core.views.transcript import TurnView
 from sparrow_ui.access.auth import SHARE_PARAM, current_actor, share_token
+from sparrow_ui.access.page_run import once_per_page_run
 from sparrow_ui.shell.endpoint_config import endpoint_policy
 
 SESSION_PARAM = "session"
@@ -36,8 +37,12 @@ def shared_store() -> SessionStore:
     return SessionStore.open(secrets=[e.api_key for e in endpoint_policy().endpoints])
 
 
+@once_per_page_run
 def get_store() -> SessionStore:
-    """The store acting for this tab's user (see ``auth.current_actor``): it shows and changes only theirs."""
+    """The store acting for this tab's user (see ``auth.current_actor``): it shows and changes only theirs.
+
+    One per page run: who the tab acts for (a share link is checked against the database) is asked once.
+    """
     store = shared_store()
     return store.acting_as(current_actor(store))
 

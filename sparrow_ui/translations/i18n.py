@@ -213,7 +213,7 @@ STRINGS.update(FIT_STRINGS)
 
 def lang() -> str:
     """The chosen UI language code (the sidebar's language control, kept by sparrow_ui.shell.settings)."""
-    return str(settings.get("lang_choice"))
+    return settings.language()
 
 
 def t(key: str, **values: object) -> str:

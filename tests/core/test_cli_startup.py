@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+from agent_core.cli.main import build_parser
 from agent_core.cli.sessions_cmd import TRACE_FORMATS
 from agent_core.cli.whatif_options import PROTOCOL_NAMES
 from agent_core.engine.protocols import PROTOCOLS
 from agent_core.trace_export import FORMATS
+from agent_core.views.languages import LANGS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,3 +53,21 @@ def test_listing_sessions_imports_the_store_and_not_the_engine_the_tools_or_the_
 def test_the_cli_lists_the_protocols_and_trace_formats_the_library_has() -> None:
     assert sorted(PROTOCOL_NAMES) == sorted(PROTOCOLS)
     assert TRACE_FORMATS == FORMATS
+
+
+def _lang_choices(parser: argparse.ArgumentParser, path: str = "") -> dict[str, object]:
+    """The choices of every ``--lang`` option in the parser and its subcommands, by command path."""
+    found: dict[str, object] = {}
+    for action in parser._actions:
+        if "--lang" in action.option_strings:
+            found[path] = action.choices
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found |= _lang_choices(sub, f"{path} {name}".strip())
+    return found
+
+
+def test_every_lang_option_offers_the_one_list_of_languages() -> None:
+    choices = _lang_choices(build_parser())
+    assert sorted(choices) == ["eval show", "sessions export-trace"]
+    assert all(offered is LANGS for offered in choices.values())

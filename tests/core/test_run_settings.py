@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from agent_core.engine.run_context import AgentSettings, settings_problem
 from agent_core.event_base import plain
 from agent_core.examples import EXAMPLE_KEY
+from agent_core.experiments.run_configs import RunConfig
 from agent_core.runtime.run_settings import RunSettings
 from agent_core.runtime.session_runs import CONSENT_UNSET
 
@@ -81,3 +83,15 @@ def test_a_changed_field_is_validated_again() -> None:
         chosen.changed(max_steps=0)
     with pytest.raises(ValueError, match="protocol"):
         chosen.changed(protocol="yaml")
+
+
+def test_the_app_and_an_experiment_refuse_an_unknown_protocol_in_the_same_words() -> None:
+    said = "the protocol 'yaml' is not one of react, tools, json"
+    refused = []
+    for make in (lambda: RunSettings(protocol="yaml"), lambda: RunConfig(model="m", protocol="yaml")):
+        with pytest.raises(ValidationError) as caught:
+            make()
+        (error,) = caught.value.errors()
+        refused.append((error["loc"], error["msg"]))
+    assert refused == [(("protocol",), f"Value error, {said}")] * 2
+    assert RunConfig(model="m", protocol="json").protocol == RunSettings(protocol="json").protocol == "json"

@@ -83,7 +83,8 @@ def test_usage_and_configuration_problems_exit_2(
     good.write_text('{"question": "What is 1 + 1?", "expect": {"number": 2}}\n', encoding="utf-8")
     assert run(capsys, "eval", "datasets", "import", str(good))[0] == 0
     code, _, err = run(capsys, "eval", "run", "good", "--config", str(config))
-    assert code == 2 and "c.toml, config 1: protocol: the protocol 'smoke-signals' is not one of" in err
+    assert code == 2
+    assert "c.toml, config 1: protocol: the protocol 'smoke-signals' is not one of react, tools, json" in err
     config.write_text(
         '[[config]]\nname = "a"\nmodel = "gpt-4o-mini"\n'
         '[[config]]\nname = "b"\nmodel = "fake-model"\nprotocol = "tools"\n'
