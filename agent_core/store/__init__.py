@@ -3,7 +3,7 @@
 Typical use (the app and the CLI do this)::
 
     store = SessionStore.open()                      # $DATABASE_URL or ./data/sparrow.db
-    session = store.create_session(config_from_agent(agent))
+    session = store.sessions.create(config_from_agent(agent))
     for event in run_in_session(store, session.id, agent, "What is 6*7?"):
         ...                                          # every event is already saved when you see it
     agent = agent_for_session(store, session.id, model)     # later: continue with its memory

@@ -70,11 +70,11 @@ class Probe:
 
 def _dump(s: SessionStore, w: World) -> Any:
     """A session file's content that Bob was handed (of the shared session: nothing private in it)."""
-    return SessionStore.open(w.url).acting_as(ALICE).dump_session(w.shared)
+    return SessionStore.open(w.url).acting_as(ALICE).dumps.read(w.shared)
 
 
 PROBES: dict[str, Probe] = {
-    "acting_as": Probe(lambda s, w: s.acting_as(s.actor).list_sessions(), "clean", "clean", "clean"),
+    "acting_as": Probe(lambda s, w: s.acting_as(s.actor).sessions.list(), "clean", "clean", "clean"),
     "add_dump": Probe(lambda s, w: s.add_dump(_dump(s, w)), "clean"),  # Bob's own copy of what he was given
     "adopt_owner": Probe(lambda s, w: s.adopt_owner(ALICE.owner.split("#")[1])),
     "append": Probe(lambda s, w: s.append(w.target, [STRANGER_RUN])),
@@ -96,7 +96,7 @@ PROBES: dict[str, Probe] = {
     "list_share_links": Probe(lambda s, w: s.list_share_links(w.target)),
     "list_snapshots": Probe(lambda s, w: s.list_snapshots(w.target), viewer_shared="clean"),
     "live_run_owner": Probe(lambda s, w: s.live_run_owner(w.target), viewer_shared="clean"),
-    "open": Probe(lambda s, w: SessionStore.open(w.url).acting_as(s.actor).list_sessions(), "clean", "clean", "clean"),
+    "open": Probe(lambda s, w: SessionStore.open(w.url).acting_as(s.actor).sessions.list(), "clean", "clean", "clean"),
     "open_run": Probe(lambda s, w: s.open_run("run_opened", SessionConfig(), title="mine"), "clean"),
     "open_share_link": Probe(lambda s, w: s.open_share_link("x" * 43), "refused", "refused", "refused"),
     "rename_session": Probe(lambda s, w: s.rename_session(w.target, "taken")),
@@ -142,11 +142,11 @@ def test_every_public_method_has_a_probe() -> None:
 def world(file_db_url: str) -> Iterator[tuple[SessionStore, World, str]]:
     store = SessionStore.open(file_db_url)
     alice = store.acting_as(ALICE)
-    private = alice.create_session(title=f"Plan {MARK}")
+    private = alice.sessions.create(title=f"Plan {MARK}")
     run(alice, private.id, arithmetic_agent(), f"What is 6*7? {MARK}")
-    shared = alice.create_session(title="Shared demo")
+    shared = alice.sessions.create(title="Shared demo")
     run(alice, shared.id, arithmetic_agent(), "What is 2*3?")
-    token, _ = alice.create_share_link(shared.id, allow_anonymous=True)
+    token, _ = alice.shares.create(shared.id, allow_anonymous=True)
     memory = MemoryStore(store.engine, actor=ALICE).add(f"Alice's door code is {MARK}", scope="user")
     made = World(file_db_url, private.id, "", "", "run_live", memory.id, token, shared.id)
     yield store, made, shared.id
@@ -155,9 +155,9 @@ def world(file_db_url: str) -> Iterator[tuple[SessionStore, World, str]]:
 
 def alice_state(store: SessionStore, w: World, shared: str) -> Any:
     alice = store.acting_as(ALICE)
-    sessions = {s.id: (s.title, s.owner, len(alice.events(s.id))) for s in alice.list_sessions()}
-    links = {sid: [(k.id, k.active) for k in alice.list_share_links(sid)] for sid in sessions}
-    snapshots = {sid: [x.name for x in alice.list_snapshots(sid)] for sid in sessions}
+    sessions = {s.id: (s.title, s.owner, len(alice.log.events(s.id))) for s in alice.sessions.list()}
+    links = {sid: [(k.id, k.active) for k in alice.shares.list(sid)] for sid in sessions}
+    snapshots = {sid: [x.name for x in alice.snapshots.list(sid)] for sid in sessions}
     owner = RunOwners(store.engine).get(w.target)
     memories = [m.text for m in MemoryStore(store.engine, actor=ALICE).list("user")]
     return sessions, links, snapshots, owner and owner.run_id, memories
@@ -188,9 +188,9 @@ def walk(probes: dict[str, Probe], store: Any, w: World, role: str) -> list[str]
 def aim(store: SessionStore, w: World, session_id: str) -> World:
     """The world aimed at ``session_id``: a snapshot of it, a share link of it, a live run in it."""
     alice = store.acting_as(ALICE)
-    snapshot = alice.save_snapshot(session_id, f"snap-{len(alice.list_snapshots(session_id))}")
-    _, link = alice.create_share_link(session_id)
-    alice.claim_run(session_id, "run_live")  # a run in progress there (owned by this process)
+    snapshot = alice.snapshots.save(session_id, f"snap-{len(alice.snapshots.list(session_id))}")
+    _, link = alice.shares.create(session_id)
+    alice.runs.claim(session_id, "run_live")  # a run in progress there (owned by this process)
     return World(w.url, session_id, snapshot.id, link.id, "run_live", w.memory_id, w.token, w.shared)
 
 
@@ -211,7 +211,7 @@ def test_a_share_link_viewer_reads_its_session_and_changes_nothing(
     store, w, shared = world
     w = aim(store, w, shared if aimed_at == "viewer_shared" else w.target)
     before = alice_state(store, w, shared)
-    viewer = store.acting_as(store.open_share_link(w.token).actor())
+    viewer = store.acting_as(store.shares.open(w.token).actor())
     assert walk(PROBES, viewer, w, aimed_at) == []
     with pytest.raises(ReadOnly):
         MemoryStore(store.engine, actor=viewer.actor)
@@ -229,14 +229,14 @@ def test_no_run_is_claimed_or_followed_around_the_acting_user(
     claims: list[str] = []
     real_claim = RunOwners.claim
     monkeypatch.setattr(RunOwners, "claim", lambda self, sid, rid: claims.append(sid) or real_claim(self, sid, rid))
-    viewer = store.acting_as(store.open_share_link(w.token).actor())
+    viewer = store.acting_as(store.shares.open(w.token).actor())
     for who, session_id in ((viewer, shared), (store.acting_as(BOB), w.target), (store.acting_as(BOB), shared)):
         with pytest.raises(REFUSALS):
             list(run_in_session(who, session_id, arithmetic_agent(), "What is 1+1?"))
         with pytest.raises(REFUSALS):
             list(resume_run(who, session_id, arithmetic_agent()))
     assert claims == []
-    owner = store.acting_as(ALICE).claim_run(w.target, "run_live")
+    owner = store.acting_as(ALICE).runs.claim(w.target, "run_live")
     with pytest.raises(SessionNotFound):
         FollowedRun(store.acting_as(BOB), w.target, owner)
     followed = FollowedRun(store.acting_as(ALICE), w.target, owner)
@@ -246,7 +246,7 @@ def test_no_run_is_claimed_or_followed_around_the_acting_user(
 
 def test_nothing_above_the_store_reaches_run_owners_around_the_acting_user() -> None:
     """Outside ``agent_core/store`` only ``session_runs.recorded_run``/``resume_run``/``run_in_new_session`` hold a
-    RunOwners, to heartbeat a claim that ``store.claim_run`` (``open_run``) checked (a fork's branch is recorded
+    RunOwners, to heartbeat a claim that ``store.runs.claim`` (``open_run``) checked (a fork's branch is recorded
     through ``recorded_run``); nobody tails the event table directly."""
     root = Path(__file__).resolve().parents[2]
     found = []

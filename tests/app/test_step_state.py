@@ -93,7 +93,7 @@ def test_a_start_that_comes_just_after_the_wait_is_read_with_the_sessions_title(
 
     store = SessionStore.open()
     try:
-        session = store.create_session()
+        session = store.sessions.create()
         view = session_view(store, session.id)
         assert view.info is not None and view.info.title == UNTITLED
         live = LiveRun(session.id, record_events(store, session.id, late_start()), CancelToken(), run_id="run_1")
@@ -119,7 +119,7 @@ def test_a_run_stored_between_reading_the_session_and_its_events_brings_its_titl
     store = SessionStore.open()
     store.__class__ = StartsBetweenReads
     try:
-        session = store.create_session()
+        session = store.sessions.create()
         view = session_view(store, session.id)
         assert view.transcript.turn("run_1") is not None
         assert view.info is not None and view.info.title == "late?"  # not "New session" beside the question
