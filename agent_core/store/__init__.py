@@ -24,7 +24,7 @@ from agent_core.store.session_file import (
     export_session,
     import_session,
 )
-from agent_core.store.session_store import NotYours, SessionNotFound, SessionStore, SnapshotNotFound
+from agent_core.store.session_store import NotYours, SessionNotFound, SessionStore, SnapshotNotFound, StoreAccess
 from agent_core.store.share_links import ShareGrant, ShareLinkInfo, ShareLinkInvalid
 from agent_core.store.titles import title_from_question
 
@@ -49,6 +49,7 @@ __all__ = [
     "ShareLinkInvalid",
     "SnapshotInfo",
     "SnapshotNotFound",
+    "StoreAccess",
     "create_db_engine",
     "database_url",
     "export_filename",

@@ -109,7 +109,9 @@ def test_a_crash_or_a_stop_resumes_without_running_finished_units_again(tmp_path
     assert len(rows) == 12 and {r.state for r in rows} == {"done"}
     assert next(r for r in rows if (r.position, r.config_index) == (3, 0)).session_id != crashed.id
     finished_runs = sum(
-        isinstance(e, RunFinished) and e.status == "completed" for r in rows for e in store.log.events(str(r.session_id))
+        isinstance(e, RunFinished) and e.status == "completed"
+        for r in rows
+        for e in store.log.events(str(r.session_id))
     )
     assert finished_runs == 12  # no unit was answered twice in its own session
 

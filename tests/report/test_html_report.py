@@ -100,7 +100,9 @@ def test_every_step_and_call_is_a_details_section_with_its_figures() -> None:
         format_duration(metrics.duration_ms) in text
         and format_tokens(metrics.usage.prompt_tokens, estimated=True) in text
     )
-    assert "<svg" in page and page.count("<rect") == len(Transcript.from_events(events.log.events(info.id)).turns[0].calls)
+    assert "<svg" in page and page.count("<rect") == len(
+        Transcript.from_events(events.log.events(info.id)).turns[0].calls
+    )
 
 
 def test_chinese_report() -> None:

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
 import pytest
 
 from agent_core.events import Event, ModelDelta, ModelFinished, RunFinished, StepStarted
 from agent_core.runtime.session_runs import config_from_agent
 from agent_core.store import SessionNotFound, SessionStore, record_events
+from agent_core.store.event_log import EventLog
 from agent_core.store.recorder import WAITS_AFTER
 from tests.store.helpers import arithmetic_agent, every_event_type, persisted
+
+
+@dataclass(frozen=True)
+class Counted(EventLog):
+    """The store's log, showing ``seen`` each batch before appending it."""
+
+    seen: Callable[[Sequence[Event]], object]
+
+    def append(self, session_id: str, events: Sequence[Event]) -> int:
+        self.seen(events)
+        return super().append(session_id, events)
 
 
 def test_each_event_is_saved_before_the_consumer_sees_it(store: SessionStore) -> None:
@@ -62,8 +75,7 @@ def test_a_failed_write_stops_the_run_and_closes_the_source(store: SessionStore)
 
 def test_deltas_between_events_do_not_cost_a_write_each(store: SessionStore, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    append = store.log.append
-    monkeypatch.setattr(store, "append", lambda sid, evs: calls.append(len(evs)) or append(sid, evs))
+    monkeypatch.setattr(store, "log", Counted(store.access, lambda evs: calls.append(len(evs))))
     session = store.sessions.create()
     deltas = [ModelDelta(run_id="r", step=1, text=t) for t in "abc"]
     events = [*every_event_type()[:2], *deltas, *every_event_type()[2:]]
@@ -74,8 +86,7 @@ def test_deltas_between_events_do_not_cost_a_write_each(store: SessionStore, mon
 
 def test_grouped_writes_each_burst_before_the_run_waits(store: SessionStore, monkeypatch: pytest.MonkeyPatch) -> None:
     batches: list[list[str]] = []
-    append = store.log.append
-    monkeypatch.setattr(store, "append", lambda sid, evs: batches.append([e.type for e in evs]) or append(sid, evs))
+    monkeypatch.setattr(store, "log", Counted(store.access, lambda evs: batches.append([e.type for e in evs])))
     agent = arithmetic_agent()
     session = store.sessions.create(config_from_agent(agent))
     seen: list[Event] = []

@@ -12,7 +12,7 @@ import pytest
 
 from agent_core import Agent, OpenAIChatModel
 from agent_core.runtime.session_runs import config_from_agent, run_in_session
-from agent_core.store import SessionStore, export_session, import_session
+from agent_core.store import SessionStore, StoreAccess, export_session, import_session
 from agent_core.testing import FakeOpenAIServer
 from tests.core.helpers import answer, react
 from tests.store.helpers import all_cells
@@ -80,7 +80,7 @@ def test_the_api_key_never_reaches_the_database_files_or_logs(tmp_path: Path, ca
 
 
 def test_a_key_that_turns_up_inside_an_event_is_redacted(store: SessionStore) -> None:
-    guarded = SessionStore(store.engine, secrets=[KEY, None, "short"])
+    guarded = SessionStore(StoreAccess.over(store.engine, secrets=[KEY, None, "short"]))
     agent = Agent(OpenAIChatModel("fake-model", api_key=KEY, base_url="http://127.0.0.1:9/v1", max_retries=0))
     session = guarded.sessions.create(config_from_agent(agent))
     list(run_in_session(guarded, session.id, agent, f"my key is {KEY}, is it short?"))
