@@ -168,7 +168,7 @@ def hundred_runs(workdir: Path, count: int = 100, stagger: float = 0.0) -> None:
 
     def run(n: int) -> None:
         time.sleep(stagger * n / count)
-        session = store.create_session()
+        session = store.sessions.create()
         agent = Agent(FunctionModel(one_second_steps, name="bench", stream_chunks=False))
         mine = []
         for event in run_in_session(store, session.id, agent, f"What is 6*7? ({n})"):
@@ -185,7 +185,7 @@ def hundred_runs(workdir: Path, count: int = 100, stagger: float = 0.0) -> None:
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - started
-    lost = sum(n - len(store.events(sid)) for sid, n in seen.items())
+    lost = sum(n - len(store.log.events(sid)) for sid, n in seen.items())
     p95 = statistics.quantiles(lags, n=20)[-1] * 1000
     started_over = f", started over {stagger:g} s" if stagger else ", all started at once"
     print(f"2. {count} concurrent runs, 1 s per step{started_over}: {sum(seen.values())} events in {wall:.1f} s")

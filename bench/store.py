@@ -84,11 +84,11 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
 
 
 def store_appends(store: SessionStore, session_id: str, events: list[Event]) -> list[float]:
-    """Milliseconds of each ``SessionStore.append`` of one event (one committed transaction each)."""
+    """Milliseconds of each ``SessionStore.log.append`` of one event (one committed transaction each)."""
     samples = []
     for event in events:
         started = time.perf_counter()
-        store.append(session_id, [event])
+        store.log.append(session_id, [event])
         samples.append((time.perf_counter() - started) * 1000)
     return samples
 
@@ -205,21 +205,21 @@ def measure_appends(
     store: SessionStore, events: list[Event], rows: list[Row], floor: Floor
 ) -> tuple[str, float, float]:
     """Append every event one by one (store and raw), print p50/p99; returns the session id, our p50, the floor's."""
-    session_id = store.create_session().id
+    session_id = store.sessions.create().id
     ours = percentiles(store_appends(store, session_id, events))
     raw = percentiles(floor.appends(rows))
     print("append one event in its own committed transaction (p50, then p99)")
-    line("SessionStore.append", ours[0], raw[0], f"  p99 {ours[1]:6.3f} ms")
+    line("SessionStore.log.append", ours[0], raw[0], f"  p99 {ours[1]:6.3f} ms")
     line(f"{floor.name}, same two statements + COMMIT", raw[0], None, f"  p99 {raw[1]:6.3f} ms")
     return session_id, ours[0], raw[0]
 
 
 def measure_load(store: SessionStore, session_id: str, floor: Floor, count: int) -> tuple[float, float]:
     """Load the whole session (store and raw); returns (our ms, the SELECT + json.loads floor's ms)."""
-    load = timed(lambda: store.events(session_id))
+    load = timed(lambda: store.log.events(session_id))
     select_loads = timed(lambda: [json.loads(p) for p in floor.select()])
     print(f"load the {count:,}-event session")
-    line("SessionStore.events (validated Event objects)", load, select_loads)
+    line("SessionStore.log.events (validated Event objects)", load, select_loads)
     line(f"{floor.name}: one SELECT + json.loads (floor)", select_loads)
     line(f"{floor.name}: one SELECT, rows only", timed(floor.select))
     return load, select_loads
@@ -249,7 +249,7 @@ def bench(events: list[Event], urls: tuple[str, str], floor: Floor) -> dict[str,
     gc.freeze()  # the benchmark's own copies of the events are not what a collection should be timed on
     store = SessionStore.open(urls[0])
     session_id, append_p50, append_floor = measure_appends(store, events, rows, floor)
-    assert store.events(session_id) == events
+    assert store.log.events(session_id) == events
     floor.fill(rows)
     load, load_floor = measure_load(store, session_id, floor, len(events))
     export, export_floor, imported, import_floor = measure_files(store, session_id, floor, urls[1])

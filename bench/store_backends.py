@@ -109,7 +109,7 @@ def _one_run(url: str, questions: int, start: Any, results: Any) -> None:
     """In a child process: open the store, make a session, run ``questions`` recorded runs in it."""
     try:
         store = SessionStore.open(url)
-        session_id = store.create_session().id
+        session_id = store.sessions.create().id
         agent = Agent(FunctionModel(calculator_model, name="bench"))
         start.wait(timeout=60)
         yielded = []
@@ -141,7 +141,7 @@ def concurrent_runs(url: str, runs: int = 10, questions: int = 20) -> dict[str, 
     for session_id, yielded, _ in outcomes:
         if session_id is None:
             continue
-        stored = store.stored_events(session_id)
+        stored = store.log.stored_events(session_id)
         stored_keys = Counter((e.run_id, e.type, e.ts) for e in stored)
         lost += sum((Counter(yielded) - stored_keys).values())
         duplicated += sum((stored_keys - Counter(yielded)).values())

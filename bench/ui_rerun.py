@@ -57,10 +57,10 @@ def build_session(store, turns: int, *, through_runs: bool = True) -> str:  # ty
     from agent_core.runtime.session_runs import run_in_session
     from agent_core.testing import ScriptedModel
 
-    session = store.create_session()
+    session = store.sessions.create()
     for turn in range(turns):
         if not through_runs:
-            store.append(session.id, turn_events(turn, new_run_id()))
+            store.log.append(session.id, turn_events(turn, new_run_id()))
             continue
         replies = [
             f'Thought: step {i}\nAction: calculator\nAction Input: {{"expression": "{turn} + {i}"}}'
@@ -166,7 +166,7 @@ def live_table(store, clicks: int) -> dict[int, float]:  # type: ignore[no-untyp
             times, cpu, gained = live_redraws(sessions[n], clicks)
             ms, new = statistics.median(times) * 1000, statistics.median(gained)
             per_event[n] = statistics.median(cpu) * 1e6 / max(new, 1)
-            stored = store.get_session(sessions[n]).last_seq
+            stored = store.sessions.get(sessions[n]).last_seq
             ratio = per_event[n] / per_event[LIVE_SIZES[0]]
             print(f"{n:>6}{stored:>9,}{ms:>15.0f}{new:>12.0f}{per_event[n]:>14.0f}{ratio:>12.2f}×")
     ratio = per_event[LIVE_SIZES[-1]] / per_event[LIVE_SIZES[0]]
@@ -191,7 +191,7 @@ def rerun_table(store, reruns: int) -> dict[int, float]:  # type: ignore[no-unty
         median = statistics.median(times) * 1000
         base = base or median
         results[n] = median
-        events = store.get_session(sessions[n]).last_seq
+        events = store.sessions.get(sessions[n]).last_seq
         print(f"{n:>6}{events:>9,}{first * 1000:>15.0f}{median:>10.0f}{median / base:>12.2f}×")
     ratio = results[200] / results[10]
     print(f"target: 200-turn rerun ≤ 2× the 10-turn rerun → {ratio:.2f}× {'OK' if ratio <= 2 else 'MISSED'}")

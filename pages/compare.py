@@ -15,7 +15,7 @@ config = frame()
 store = get_store()
 st.header(td("nav.compare"))
 st.caption(td("compare.intro"))
-sessions = store.list_sessions()
+sessions = store.sessions.list()
 if not sessions:
     st.info(td("compare.need_turns"))
     st.stop()

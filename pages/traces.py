@@ -28,7 +28,7 @@ from sparrow_ui.translations.strings_demo import td
 config = frame()
 store = get_store()
 st.header(t("nav.traces"))
-sessions = store.list_sessions()
+sessions = store.sessions.list()
 if not sessions:
     st.info(t("traces.no_sessions"))
     st.stop()
@@ -76,7 +76,7 @@ if run_tab.open:
     with run_tab:
         metrics = view.run_metrics[turn.run_id]
         inspector.run_summary(metrics, overview.run_status(turn, live_run_id), time_split(turn))
-        if starter := store.run_starters(session_id).get(turn.run_id):
+        if starter := store.log.run_starters(session_id).get(turn.run_id):
             st.caption(f":material/person: {t('traces.started_by', who=starter)}")
         if turn.status is None and turn.run_id != live_run_id:
             st.warning(t("chat.interrupted"), icon=":material/warning:")

@@ -36,7 +36,7 @@ def cmd_share(args: argparse.Namespace) -> int:
     """Create a share link and print its token (or the full URL with ``--app-url``)."""
     with store_errors():
         try:
-            token, _ = open_store(args).create_share_link(
+            token, _ = open_store(args).shares.create(
                 args.id, snapshot_id=args.snapshot, expires_in_days=args.days, allow_anonymous=args.anonymous
             )
         except ValueError as exc:
@@ -48,7 +48,7 @@ def cmd_share(args: argparse.Namespace) -> int:
 def cmd_links(args: argparse.Namespace) -> int:
     """List the session's links, newest first."""
     with store_errors():
-        links = open_store(args).list_share_links(args.id)
+        links = open_store(args).shares.list(args.id)
     if args.json:
         print(json.dumps([_link_json(link) for link in links], indent=2))
         return EXIT_OK
@@ -65,7 +65,7 @@ def cmd_revoke(args: argparse.Namespace) -> int:
     """Revoke one link."""
     with store_errors():
         try:
-            open_store(args).revoke_share_link(args.link)
+            open_store(args).shares.revoke(args.link)
         except ShareLinkInvalid as exc:
             raise CliError(str(exc)) from None
     print(f"revoked {args.link}", file=sys.stderr)
@@ -78,10 +78,10 @@ def cmd_claim(args: argparse.Namespace) -> int:
     if store.actor.owner is None or not store.actor.is_admin:
         raise CliError("claim needs --user SUBJECT of an admin (listed in $SPARROW_ADMINS)")
     with store_errors():
-        ids = args.ids or [s.id for s in store.list_sessions(unowned=True)]
+        ids = args.ids or [s.id for s in store.sessions.list(unowned=True)]
         for session_id in ids:
             try:
-                store.claim_session(session_id)
+                store.sessions.claim(session_id)
             except ValueError as exc:
                 raise CliError(str(exc)) from None
         memories = 0 if args.ids else MemoryStore(store.engine, actor=store.actor).claim_unowned()

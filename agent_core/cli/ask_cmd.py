@@ -96,14 +96,14 @@ def recorded_ask(args: argparse.Namespace, cancel: CancelToken) -> Callable[[], 
     """Set up ``ask``'s session (a new one, whose id goes to stderr, or ``--session``) and return the run to start."""
     store = open_store(args)
     with store_errors():
-        session = store.get_session(args.session) if args.session else None
+        session = store.sessions.get(args.session) if args.session else None
         agent = agent_from_args(args, session.config if session else None)
         if session is None:
-            session = store.create_session(config_from_agent(agent))
+            session = store.sessions.create(config_from_agent(agent))
             print(f"session: {session.id}", file=sys.stderr, flush=True)
         else:
-            load_memory(agent, store.events(session.id))
-        interrupted = store.interrupted_run(session.id)
+            load_memory(agent, store.log.events(session.id))
+        interrupted = store.runs.interrupted(session.id)
         connect_memory(agent, MemoryStore(store.engine, actor=store.actor), session_id=session.id)
         try:  # claims the session now
             events = run_in_session(

@@ -34,7 +34,7 @@ def cmd_examples(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     with store_errors():
-        imported = {example_name(s): s.id for s in store.list_sessions() if example_name(s)}
+        imported = {example_name(s): s.id for s in store.sessions.list() if example_name(s)}
     for item in EXAMPLES:
         where = f"session {imported[item.name]}" if item.name in imported else "not imported yet"
         print(f"{item.name:<10} {item.title}  ({where})\n           {item.summary}")

@@ -45,11 +45,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     """Print a session's metadata, snapshots and runs (or its events as JSON lines)."""
     store = open_store(args)
     with store_errors():
-        session = store.get_session(args.id)
-        events = store.events(args.id)
-        snapshots = store.list_snapshots(args.id)
-        interrupted = store.interrupted_run(args.id)
-        starters = store.run_starters(args.id)
+        session = store.sessions.get(args.id)
+        events = store.log.events(args.id)
+        snapshots = store.snapshots.list(args.id)
+        interrupted = store.runs.interrupted(args.id)
+        starters = store.log.run_starters(args.id)
     if args.json:
         for event in events:
             line = event.to_dict()
@@ -105,16 +105,16 @@ def cmd_resume(args: argparse.Namespace) -> int:
     """Resume the session's interrupted run with its stored protocol and settings, recording it."""
     store = open_store(args)
     with store_errors():
-        session = store.get_session(args.id)
-        interrupted = store.interrupted_run(args.id)
+        session = store.sessions.get(args.id)
+        interrupted = store.runs.interrupted(args.id)
         if interrupted is None:
             raise NothingToResume(f"session {args.id} has no interrupted run")
-        started_by = store.run_starters(args.id).get(interrupted.run_id)
+        started_by = store.log.run_starters(args.id).get(interrupted.run_id)
         agent = connect_memory(
             agent_from_args(args, session.config), MemoryStore(store.engine, actor=store.actor), session_id=args.id
         )
         cancel = CancelToken()
-        earlier = store.events(args.id)
+        earlier = store.log.events(args.id)
         events = resume_run(store, args.id, agent, cancel=cancel)  # claims the run now: refused if it is alive
     live = partial(
         live_export, session_id=args.id, include_content=args.include_content, earlier=earlier, started_by=started_by
@@ -134,9 +134,9 @@ def cmd_export_trace(args: argparse.Namespace) -> int:
     """Write the trace; with --format otel and OTEL_EXPORTER_OTLP_ENDPOINT set, also send it there."""
     store = open_store(args)
     with store_errors():
-        info = store.get_session(args.id)
-        events, title = store.events(args.id), info.title
-        starters = store.run_starters(args.id)
+        info = store.sessions.get(args.id)
+        events, title = store.log.events(args.id), info.title
+        starters = store.log.run_starters(args.id)
     prices = _prices()
     options: dict[str, Any] = {
         "jsonl": {},

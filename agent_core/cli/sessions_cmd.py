@@ -108,7 +108,7 @@ def _command(
 def cmd_list(args: argparse.Namespace) -> int:
     """Print the sessions, most recently updated first."""
     with store_errors():
-        sessions = open_store(args).list_sessions(limit=args.limit)
+        sessions = open_store(args).sessions.list(limit=args.limit)
     if args.json:
         print(json.dumps([_session_json(s) for s in sessions], ensure_ascii=False, indent=2))
         return EXIT_OK
@@ -163,7 +163,7 @@ def cmd_rename(args: argparse.Namespace) -> int:
     """Give a session a new title."""
     with store_errors():
         try:
-            session = open_store(args).rename_session(args.id, args.title)
+            session = open_store(args).sessions.rename(args.id, args.title)
         except ValueError as exc:
             raise CliError(str(exc)) from None
     print(f"{session.id}  {session.title}")
@@ -173,7 +173,7 @@ def cmd_rename(args: argparse.Namespace) -> int:
 def cmd_delete(args: argparse.Namespace) -> int:
     """Delete a session with its events and snapshots."""
     with store_errors():
-        open_store(args).delete_session(args.id)
+        open_store(args).sessions.delete(args.id)
     print(f"deleted {args.id}", file=sys.stderr)
     return EXIT_OK
 

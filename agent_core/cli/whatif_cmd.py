@@ -34,7 +34,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
     """Fork the run, run the branch to its end (recorded in a new session), print the new session's id."""
     store = open_store(args)
     with store_errors():
-        session = store.get_session(args.id)
+        session = store.sessions.get(args.id)
         run_id = args.run or _last_run(store, args.id)
         agent = agent_from_args(args, session.config)
         agent.instructions = args.instructions or agent.instructions
@@ -101,7 +101,7 @@ def _edit(args: argparse.Namespace) -> StepEdit:
 
 
 def _last_run(store: SessionStore, session_id: str) -> str:
-    turn = Transcript.from_events(store.events(session_id)).run()
+    turn = Transcript.from_events(store.log.events(session_id)).run()
     if turn is None:
         raise CliError(f"session {session_id} has no run")
     return turn.run_id
@@ -130,7 +130,7 @@ def diff_sides(store: SessionStore, a: str, b: str) -> tuple[TurnView, TurnView]
 
 
 def _turn(store: SessionStore, session_id: str, run_id: str) -> TurnView:
-    transcript = Transcript.from_events(store.events(session_id))
+    transcript = Transcript.from_events(store.log.events(session_id))
     turn = transcript.turn(run_id) if run_id else (transcript.turns[-1] if transcript.turns else None)
     if turn is None:
         raise CliError(f"session {session_id} has no run {run_id}" if run_id else f"session {session_id} has no run")
@@ -185,7 +185,7 @@ def cmd_resample(args: argparse.Namespace) -> int:
     """Sample the step K times (per model), record the samples, print how they spread."""
     store = open_store(args)
     with store_errors():
-        session = store.get_session(args.id)
+        session = store.sessions.get(args.id)
         run_id = args.run or _last_run(store, args.id)
         names = [m.strip() for m in (args.models or "").split(",") if m.strip()] or [None]
         models = [

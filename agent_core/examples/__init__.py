@@ -94,7 +94,7 @@ def split_examples(sessions: Sequence[SessionInfo]) -> tuple[list[SessionInfo], 
 def open_example(store: SessionStore, name: str) -> SessionInfo:
     """The session of example ``name``: the one already imported, else a fresh import of its file."""
     wanted = example(name)
-    for info in store.list_sessions():
+    for info in store.sessions.list():
         if example_name(info) == wanted.name:
             return info
     return import_session(store, wanted.path.read_bytes())

@@ -53,12 +53,12 @@ def build_example(item: Example, *, pace: float = 1.0) -> bytes:
     agent = Agent(model, builtin_tools(), protocol=item.protocol)
     store = SessionStore.open("sqlite://")
     try:
-        session = store.create_session(title=item.title)
+        session = store.sessions.create(title=item.title)
         for turn in turns:
             _check(item, turn, list(run_in_session(store, session.id, agent, turn.question)))
         model.assert_complete()
         config = config_from_agent(agent)
-        store.update_config(
+        store.sessions.update_config(
             session.id, config.model_copy(update={"settings": {**config.settings, EXAMPLE_KEY: item.name}})
         )
         return export_session(store, session.id)

@@ -135,7 +135,7 @@ def dataset_items(store: SessionStore, dataset_id: str) -> list[DatasetItem]:
 
 def item_from_turn(store: SessionStore, session_id: str, run_id: str) -> DatasetItem:
     """A dataset item from a finished turn: its question, its earlier turns, and its answer as the expected one."""
-    turns = Transcript.from_events(store.events(session_id)).turns
+    turns = Transcript.from_events(store.log.events(session_id)).turns
     index = next((i for i, turn in enumerate(turns) if turn.run_id == run_id), None)
     if index is None:
         raise DatasetNotFound(f"session {session_id!r} has no turn {run_id!r}")

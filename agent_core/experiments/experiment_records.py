@@ -192,7 +192,7 @@ def finished_units(store: SessionStore, experiment_id: str) -> set[tuple[int, in
 
 def unit_started(key: tuple[str, int, int, int], worker: str) -> Callable[[Connection, str], None]:
     """Writes, in the caller's transaction, that a unit runs now in a session (replacing a stale row of an earlier
-    attempt): ``SessionStore.open_run`` makes the unit's session, claims its run and writes this, all at once."""
+    attempt): ``SessionStore.runs.open`` makes the unit's session, claims its run and writes this, all at once."""
 
     def write(conn: Connection, session_id: str) -> None:
         conn.execute(_DELETE_UNIT, _unit_key(key))

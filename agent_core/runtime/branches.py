@@ -38,11 +38,11 @@ class Branch:
 
 def root_of(store: SessionStore, session_id: str) -> SessionInfo:
     """The session the branches of ``session_id`` all come from (itself if it is no fork)."""
-    session = store.get_session(session_id)
+    session = store.sessions.get(session_id)
     seen = {session.id}
     while session.parent_id and session.parent_id not in seen:
         try:
-            session = store.get_session(session.parent_id)
+            session = store.sessions.get(session.parent_id)
         except SessionNotFound:  # a parent the actor may not see ends the climb
             break
         seen.add(session.id)
@@ -53,14 +53,14 @@ def branch_tree(store: SessionStore, session_id: str) -> Branch:
     """The tree of branches that ``session_id`` belongs to, from its original down."""
     root = root_of(store, session_id)
     children: dict[str, list[SessionInfo]] = defaultdict(list)
-    for info in store.list_sessions():
+    for info in store.sessions.list():
         if info.parent_id:
             children[info.parent_id].append(info)
     return _branch(store, root, children, {root.id})
 
 
 def _branch(store: SessionStore, info: SessionInfo, children: dict[str, list[SessionInfo]], seen: set[str]) -> Branch:
-    turn = Transcript.from_events(store.events(info.id)).run()
+    turn = Transcript.from_events(store.log.events(info.id)).run()
     kids = sorted((c for c in children.get(info.id, ()) if c.id not in seen), key=lambda c: c.created_at)
     seen.update(c.id for c in kids)
     return Branch(

@@ -42,7 +42,7 @@ __all__ = ["PreparedFork", "StepEdit", "fork_run", "prepare_fork", "run_events_o
 
 def run_events_of(store: SessionStore, session_id: str, run_id: str) -> list[Event]:
     """The events of one run of a session; KeyError if the session has no such run."""
-    events = [e for e in store.events(session_id) if e.run_id == run_id]
+    events = [e for e in store.log.events(session_id) if e.run_id == run_id]
     if not any(isinstance(e, RunStarted) for e in events):
         raise KeyError(f"session {session_id!r} has no run {run_id!r}")
     return events
@@ -80,10 +80,10 @@ def prepare_fork(
     started = next(e for e in original if isinstance(e, RunStarted))
     branch_id = new_run_id()
     plan = plan_fork(original, at_step, edit, branch_id, agent.protocol.name)
-    source = store.get_session(session_id)
+    source = store.sessions.get(session_id)
     title = f"forked from {source.title} at step {at_step} ({edit.label})"[:200]
     fork = fork_before_run(store, session_id, run_id, title=title)
-    load_memory(agent, store.events(fork.id))
+    load_memory(agent, store.log.events(fork.id))
     skip = set(no_reuse_tools)
     agent.recorded = RecordedResults(original, session_id=session_id, run_id=run_id, skip=skip) if reuse else None
     marker = RunForked(

@@ -118,7 +118,7 @@ class FollowedRun:
         self.started = time.time()
         self.events: list[Event] = []
         self._store = store
-        stored = store.stored_events(session_id)
+        stored = store.log.stored_events(session_id)
         self.base: tuple[Event, ...] = tuple(
             decode(s.type, s.payload) for s in stored if s.run_id == owner.run_id and s.type != "model_delta"
         )
@@ -133,7 +133,7 @@ class FollowedRun:
 
     def cancel(self) -> None:
         """Ask the owning process to stop the run (it ends with status ``cancelled`` within about a second)."""
-        self._store.request_cancel(self.key, self.run_id)
+        self._store.runs.request_cancel(self.key, self.run_id)
 
     def wait(self, since: int, timeout: float) -> list[Event]:
         """Events after index ``since``, polling the event table for up to ``timeout`` seconds."""
@@ -148,12 +148,12 @@ class FollowedRun:
 
     def _poll(self) -> None:
         self._polled = time.monotonic()
-        for seq, event in self._store.events_after(self.key, self._last_seq):
+        for seq, event in self._store.runs.events_after(self.key, self._last_seq):
             self._last_seq = seq
             if event.run_id == self.run_id:
                 self.events.append(event)
                 self._done = self._done or isinstance(event, RunFinished)
-        if not self._done and self._store.live_run_owner(self.key) is None:
+        if not self._done and self._store.runs.live_owner(self.key) is None:
             self._done = True  # the owner released it or died: nothing more will come
 
 

@@ -22,7 +22,7 @@ from agent_core.tools import Tool
 
 def fork_before_run(store: SessionStore, session_id: str, run_id: str, *, title: str | None = None) -> SessionInfo:
     """A new session with the events before run ``run_id`` started; KeyError if the session has no such run."""
-    dump = store.dump_session(session_id)
+    dump = store.dumps.read(session_id)
     start = next((e.seq for e in dump.events if e.run_id == run_id and e.type == RunStarted.type), None)
     if start is None:
         raise KeyError(f"session {session_id!r} has no run {run_id!r}")
@@ -41,7 +41,7 @@ def fork_before_run(store: SessionStore, session_id: str, run_id: str, *, title:
             "snapshots": [],
         }
     )
-    return store.add_dump(fork)
+    return store.dumps.add(fork)
 
 
 def rerun_turn(
@@ -56,11 +56,11 @@ def rerun_turn(
 ) -> tuple[SessionInfo, Iterator[Event]]:
     """The fork, and the events of the question asked again in it (recorded as they come)."""
     question = next(
-        (e.question for e in store.events(session_id) if isinstance(e, RunStarted) and e.run_id == run_id), None
+        (e.question for e in store.log.events(session_id) if isinstance(e, RunStarted) and e.run_id == run_id), None
     )
     if question is None:
         raise KeyError(f"session {session_id!r} has no run {run_id!r}")
-    source = store.get_session(session_id)
+    source = store.sessions.get(session_id)
     fork = fork_before_run(store, session_id, run_id, title=f"{source.title} · {protocol} · {model.name}"[:200])
     agent = agent_for_session(store, fork.id, model, tools, protocol=protocol, settings=settings)
     return fork, run_in_session(store, fork.id, agent, question)

@@ -69,7 +69,7 @@ def resample_step(
         for i, model in enumerate(pool)
         for j in range(k)
     ]
-    store.append(session_id, samples)
+    store.log.append(session_id, samples)
     return samples
 
 

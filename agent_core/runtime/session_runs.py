@@ -63,7 +63,7 @@ def agent_for_session(
     **overrides: Any,
 ) -> Agent:
     """An Agent that remembers the session's finished runs; protocol and settings default to the session's."""
-    config = store.get_session(session_id).config
+    config = store.sessions.get(session_id).config
     agent = Agent(
         model,
         tools,
@@ -71,7 +71,7 @@ def agent_for_session(
         settings=settings or AgentSettings.from_record(config.settings),
         **overrides,
     )
-    load_memory(agent, store.events(session_id))
+    load_memory(agent, store.log.events(session_id))
     return agent
 
 
@@ -116,11 +116,11 @@ def run_in_new_session(
     """``question`` asked in a new session of the actor's; (its id, the recorded events).
 
     For runs that are started again from scratch when interrupted (an experiment's items): one transaction makes
-    the session with the agent's configuration, claims its run and adds ``also``'s rows (``SessionStore.open_run``),
+    the session with the agent's configuration, claims its run and adds ``also``'s rows (``SessionStore.runs.open``),
     and the events are written grouped (``record_events``), about half the transactions of ``run_in_session``.
     """
     cancel = cancel or CancelToken()
-    claim = store.open_run(new_run_id(), config_from_agent(agent), title=title, also=also)
+    claim = store.runs.open(new_run_id(), config_from_agent(agent), title=title, also=also)
     events = agent.run(question, cancel=cancel, run_id=claim.run_id)
     recorded = record_events(store, claim.session_id, events, grouped=True)
     return claim.session_id, owned(RunOwners(store.engine), claim, cancel, recorded)
@@ -142,9 +142,9 @@ def recorded_run(
     runs), and the agent's settings become the session's.
     """
     owners = RunOwners(store.engine)
-    claim = store.claim_run(session_id, run_id)
+    claim = store.runs.claim(session_id, run_id)
     try:
-        store.update_config(session_id, config_from_agent(agent))
+        store.sessions.update_config(session_id, config_from_agent(agent))
     except BaseException:
         owners.release(claim)
         raise
@@ -165,19 +165,19 @@ def resume_run(
     Raises NothingToResume if there is none, SessionBusy if its owner is still alive (or another process
     claimed it first: of two resuming at once, exactly one continues the run).
     """
-    interrupted = store.interrupted_run(session_id)
+    interrupted = store.runs.interrupted(session_id)
     if interrupted is None:
         raise NothingToResume(f"session {session_id!r} has no interrupted run")
     cancel = cancel or CancelToken()
     owners = RunOwners(store.engine)
-    claim = store.claim_run(session_id, interrupted.run_id)
+    claim = store.runs.claim(session_id, interrupted.run_id)
     try:
-        again = store.interrupted_run(session_id)  # it may have been resumed and finished while we claimed
+        again = store.runs.interrupted(session_id)  # it may have been resumed and finished while we claimed
         if again is None or again.run_id != interrupted.run_id:
             raise NothingToResume(f"session {session_id!r} has no interrupted run")
-        earlier, run_events = split_at_run(store.events(session_id), interrupted.run_id)
+        earlier, run_events = split_at_run(store.log.events(session_id), interrupted.run_id)
         load_memory(agent, earlier)
-        store.update_config(session_id, config_from_agent(agent))
+        store.sessions.update_config(session_id, config_from_agent(agent))
     except BaseException:
         owners.release(claim)
         raise

@@ -3,7 +3,7 @@
 Typical use (the app and the CLI do this)::
 
     store = SessionStore.open()                      # $DATABASE_URL or ./data/sparrow.db
-    session = store.create_session(config_from_agent(agent))
+    session = store.sessions.create(config_from_agent(agent))
     for event in run_in_session(store, session.id, agent, "What is 6*7?"):
         ...                                          # every event is already saved when you see it
     agent = agent_for_session(store, session.id, model)     # later: continue with its memory
@@ -24,7 +24,7 @@ from agent_core.store.session_file import (
     export_session,
     import_session,
 )
-from agent_core.store.session_store import NotYours, SessionNotFound, SessionStore, SnapshotNotFound
+from agent_core.store.session_store import NotYours, SessionNotFound, SessionStore, SnapshotNotFound, StoreAccess
 from agent_core.store.share_links import ShareGrant, ShareLinkInfo, ShareLinkInvalid
 from agent_core.store.titles import title_from_question
 
@@ -49,6 +49,7 @@ __all__ = [
     "ShareLinkInvalid",
     "SnapshotInfo",
     "SnapshotNotFound",
+    "StoreAccess",
     "create_db_engine",
     "database_url",
     "export_filename",

@@ -1,8 +1,9 @@
 """Data from before owners had issuers: a bare subject becomes ``ISSUER#SUBJECT`` when its user signs in.
 
 Migration 0007 leaves existing owners as bare subjects (the ``[auth]`` provider's users: the only provider there
-was). ``adopt_owner`` re-keys them, in one transaction, for that user only: the acting user's own key must be
-``ISSUER#SUBJECT`` for that very subject, and the app calls it only for ``[auth]``'s own provider. A memory's
+was). ``adopt_owner`` (``store.sessions.adopt_owner``) re-keys them, in one transaction, for that user only: the
+acting user's own key must be ``ISSUER#SUBJECT`` for that very subject, and the app calls it only for ``[auth]``'s
+own provider. A memory's
 duplicate key holds its owner, so each adopted memory is hashed again; one the user already holds under the new
 key (saved since) is not kept twice.
 """
@@ -17,7 +18,7 @@ from sqlmodel import Session, col, select, update
 from agent_core.store.actors import ISSUER_SEP
 from agent_core.store.memory_index import text_hash
 from agent_core.store.tables import MemoryRow, SessionRow, ShareLinkRow, SnapshotRow
-from agent_core.store.transactions import StoreBase
+from agent_core.store.transactions import StoreAccess
 
 log = logging.getLogger(__name__)
 
@@ -26,29 +27,26 @@ _EXPERIMENTS = table("experiments", column("owner"))
 """The experiment tables, by name: the store does not import ``agent_core.experiments`` (it builds on the store)."""
 
 
-class Adoption(StoreBase):
-    """Re-keying a signed-in user's bare-subject data to their issuer-qualified owner key."""
+def adopt_owner(access: StoreAccess, subject: str) -> int:
+    """Make what ``subject`` (bare) owns the acting user's; the number of rows re-keyed.
 
-    def adopt_owner(self, subject: str) -> int:
-        """Make what ``subject`` (bare) owns the acting user's; the number of rows re-keyed.
-
-        Raises PermissionError unless the actor's owner key is ``ISSUER#subject``.
-        """
-        key = self.actor.owner
-        if self.actor.read_only or key is None or not key.endswith(ISSUER_SEP + subject) or key == subject:
-            raise PermissionError("only the signed-in user with this subject may adopt its data")
-        changed = 0
-        with self._write() as db:
-            for table in (SessionRow, SnapshotRow):
-                changed += db.exec(update(table).where(col(table.owner) == subject).values(owner=key)).rowcount
-            changed += adopt_memories(db, subject, key) + adopt_datasets(db, subject, key)
-            changed += db.exec(update(_EXPERIMENTS).where(_EXPERIMENTS.c.owner == subject).values(owner=key)).rowcount
-            statement = update(ShareLinkRow).where(col(ShareLinkRow.created_by) == subject).values(created_by=key)
-            changed += db.exec(statement).rowcount
-            db.commit()
-        if changed:
-            log.info("%d rows of subject %s re-keyed to %s", changed, subject, key)
-        return changed
+    Raises PermissionError unless the actor's owner key is ``ISSUER#subject``.
+    """
+    key = access.actor.owner
+    if access.actor.read_only or key is None or not key.endswith(ISSUER_SEP + subject) or key == subject:
+        raise PermissionError("only the signed-in user with this subject may adopt its data")
+    changed = 0
+    with access.write() as db:
+        for table in (SessionRow, SnapshotRow):
+            changed += db.exec(update(table).where(col(table.owner) == subject).values(owner=key)).rowcount
+        changed += adopt_memories(db, subject, key) + adopt_datasets(db, subject, key)
+        changed += db.exec(update(_EXPERIMENTS).where(_EXPERIMENTS.c.owner == subject).values(owner=key)).rowcount
+        statement = update(ShareLinkRow).where(col(ShareLinkRow.created_by) == subject).values(created_by=key)
+        changed += db.exec(statement).rowcount
+        db.commit()
+    if changed:
+        log.info("%d rows of subject %s re-keyed to %s", changed, subject, key)
+    return changed
 
 
 def adopt_memories(db: Session, old: str, new: str) -> int:

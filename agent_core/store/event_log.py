@@ -1,9 +1,10 @@
-"""The append-only event log of each session: appending (two prebuilt statements and a commit) and reading."""
+"""The append-only event log of each session (``store.log``): appending (two prebuilt statements, a commit), reading."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, literal
@@ -15,7 +16,7 @@ from agent_core.store.event_codec import decode, encode, gc_paused
 from agent_core.store.records import StoredEvent
 from agent_core.store.tables import EventRow, RunRow, SessionRow, table_of
 from agent_core.store.titles import title_from_question
-from agent_core.store.transactions import NotYours, StoreBase
+from agent_core.store.transactions import NotYours, StoreAccess
 
 _SESSIONS, _EVENTS, _RUNS = table_of(SessionRow), table_of(EventRow), table_of(RunRow)
 # Prebuilt Core statements for the hot path: an append is two statements and a commit, with no ORM work.
@@ -35,28 +36,31 @@ STORED_COLUMNS = tuple(_EVENTS.c[name] for name in StoredEvent._fields)
 """The event columns a StoredEvent holds, in its order (everything but ``session_id``)."""
 
 
-class EventLog(StoreBase):
+@dataclass(frozen=True)
+class EventLog:
     """Appending to and reading a session's event log."""
+
+    access: StoreAccess
 
     def append(self, session_id: str, events: Sequence[Event]) -> int:
         """Append events in one transaction, numbering them after the session's last; returns the last number.
 
         Only the session's owner (or an admin) may append; each run's first ``run_started`` records its starter.
         """
-        self.actor.check_writable()
+        self.access.actor.check_writable()
         if not events:
-            with self._read() as db:
-                return self._session(db, session_id, write=True).last_seq
-        rows = [(e.run_id, e.type, e.ts, self._redact(encode(e))) for e in events]
+            with self.access.read() as db:
+                return self.access.session(db, session_id, write=True).last_seq
+        rows = [(e.run_id, e.type, e.ts, self.access.redact(encode(e))) for e in events]
         ts = time.time()
         reserve: dict[str, Any] = {"sid": session_id, "count": len(rows), "now": ts}
         started = next((e for e in events if isinstance(e, RunStarted)), None)
         statement = _RESERVE if started is None else _RESERVE_TITLED
         if started is not None:
-            reserve["new_title"] = self._redact(title_from_question(started.question))
-        if not self.actor.is_admin:
-            statement, reserve["actor"] = statement.where(_OWNED), self.actor.owner
-        with self._writer.begin() as conn:  # Core, not an ORM session: an append is the store's hot path
+            reserve["new_title"] = self.access.redact(title_from_question(started.question))
+        if not self.access.actor.is_admin:
+            statement, reserve["actor"] = statement.where(_OWNED), self.access.actor.owner
+        with self.access.writer.begin() as conn:  # Core, not an ORM session: an append is the store's hot path
             last = conn.execute(statement, reserve).scalar()
             if last is None:
                 raise NotYours(f"no session {session_id!r}")
@@ -73,14 +77,14 @@ class EventLog(StoreBase):
     def _add_run(self, conn: Connection, session_id: str, started: RunStarted) -> None:
         """Record who started the run, at its first ``run_started`` (a resume repeats none; a copy may)."""
         if conn.execute(_RUN_KNOWN, {"sid": session_id, "rid": started.run_id}).first() is None:
-            values = {"session_id": session_id, "run_id": started.run_id, "started_by": self.actor.label}
+            values = {"session_id": session_id, "run_id": started.run_id, "started_by": self.access.actor.label}
             conn.execute(_INSERT_RUN, {**values, "started_at": started.ts})
 
     def events(self, session_id: str, *, upto_seq: int | None = None) -> list[Event]:
         """The session's events in order (up to ``upto_seq`` when given); raises SessionNotFound."""
         upto_seq = self._visible_upto(upto_seq)
-        with self._read() as db:
-            self._session(db, session_id)
+        with self.access.read() as db:
+            self.access.session(db, session_id)
             rows = list(db.exec(event_rows(select(EventRow.type, EventRow.payload), session_id, upto_seq)))
         with gc_paused():
             return [decode(kind, payload) for kind, payload in rows]
@@ -88,8 +92,8 @@ class EventLog(StoreBase):
     def stored_events(self, session_id: str, *, upto_seq: int | None = None) -> list[StoredEvent]:
         """The session's event rows as stored (sequence number, run id, type, time, JSON payload)."""
         upto_seq = self._visible_upto(upto_seq)
-        with self._read() as db:
-            self._session(db, session_id)
+        with self.access.read() as db:
+            self.access.session(db, session_id)
             return [StoredEvent(*row) for row in db.exec(event_rows(select(*STORED_COLUMNS), session_id, upto_seq))]
 
     def run_starters(self, session_id: str) -> dict[str, str]:
@@ -99,14 +103,14 @@ class EventLog(StoreBase):
         """
         query = select(RunRow.run_id, RunRow.started_by).where(col(RunRow.session_id) == session_id)
         query = query.order_by(col(RunRow.started_at), col(RunRow.run_id))
-        with self._read() as db:
-            self._session(db, session_id)
-            hidden = self.actor.read_only
+        with self.access.read() as db:
+            self.access.session(db, session_id)
+            hidden = self.access.actor.read_only
             return {run_id: HIDDEN_IDENTITY if hidden else who for run_id, who in db.exec(query)}
 
     def _visible_upto(self, upto_seq: int | None) -> int | None:
         """``upto_seq`` cut at the point a snapshot's share link shows."""
-        limit = self.actor.shared_upto
+        limit = self.access.actor.shared_upto
         return upto_seq if limit is None else min(limit, upto_seq if upto_seq is not None else limit)
 
 

@@ -66,7 +66,7 @@ def record_events(
 def _write(store: SessionStore, session_id: str, batch: list[Event], last: Event) -> None:
     """Append ``batch`` (ending with ``last``), waiting out a short outage; DatabaseUnavailable after a long one."""
     try:
-        with_retry(lambda: store.append(session_id, batch), f"the {last.type} event of run {last.run_id}")
+        with_retry(lambda: store.log.append(session_id, batch), f"the {last.type} event of run {last.run_id}")
     except DatabaseUnavailable as exc:
         if isinstance(last, RunStarted):
             raise  # nothing of the run was recorded: there is nothing to resume

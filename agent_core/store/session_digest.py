@@ -1,6 +1,6 @@
 """What a list of sessions needs to tell them apart and filter them: each one's questions and last run status.
 
-One query over the run start and end events of the given sessions (their ids come from ``list_sessions``,
+One query over the run start and end events of the given sessions (their ids come from ``store.sessions.list``,
 which already applies the actor's visibility), instead of reading every event of every session.
 """
 

@@ -82,7 +82,7 @@ class SessionFile(BaseModel):
 
 def export_session(store: SessionStore, session_id: str) -> bytes:
     """The session as a session file (UTF-8 JSON bytes)."""
-    return dump_document(store.dump_session(session_id))
+    return dump_document(store.dumps.read(session_id))
 
 
 def dump_document(dump: SessionDump) -> bytes:
@@ -116,7 +116,7 @@ def export_filename(session: SessionInfo) -> str:
 
 def import_session(store: SessionStore, data: bytes | str, *, max_bytes: int = MAX_IMPORT_BYTES) -> SessionInfo:
     """Validate a session file and add it as a new, imported session (fresh ids if taken); raises SessionFileError."""
-    return store.add_dump(parse_document(data, max_bytes=max_bytes), imported=True)
+    return store.dumps.add(parse_document(data, max_bytes=max_bytes), imported=True)
 
 
 def parse_document(data: bytes | str, *, max_bytes: int = MAX_IMPORT_BYTES) -> SessionDump:

@@ -1,7 +1,7 @@
 """Read-only share links: a session's (or a snapshot's) owner hands out a token that opens it for reading only.
 
 The token (``secrets.token_urlsafe(32)``, 256 random bits) is shown once, to its creator; the store keeps only
-its SHA-256, so a leaked database opens nothing. ``open_share_link`` finds the link by that hash (a lookup
+its SHA-256, so a leaked database opens nothing. ``store.shares.open`` finds the link by that hash (a lookup
 that leaks nothing about the token: the attacker does not choose the hash); a revoked, expired, unknown or
 malformed token all get the same ``ShareLinkInvalid``.
 Whoever holds a valid link acts as ``Actor.viewer``: one session, up to one point, nothing changed.
@@ -20,7 +20,7 @@ from sqlmodel import col, select, update
 
 from agent_core.store.actors import Actor
 from agent_core.store.tables import ShareLinkRow, SnapshotRow
-from agent_core.store.transactions import SnapshotNotYours, StoreBase, new_id
+from agent_core.store.transactions import SnapshotNotYours, StoreAccess, new_id
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
 MAX_LINK_DAYS = 366.0
@@ -80,10 +80,13 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("ascii")).hexdigest()
 
 
-class ShareLinks(StoreBase):
-    """Creating, listing, revoking and opening share links."""
+@dataclass(frozen=True)
+class ShareLinks:
+    """Creating, listing, revoking and opening share links (``store.shares``)."""
 
-    def create_share_link(
+    access: StoreAccess
+
+    def create(
         self,
         session_id: str,
         *,
@@ -92,20 +95,20 @@ class ShareLinks(StoreBase):
         allow_anonymous: bool = False,
     ) -> tuple[str, ShareLinkInfo]:
         """A new link to the actor's session (or one of its snapshots); returns (token, link). Shown once."""
-        self.actor.check_writable()
+        self.access.actor.check_writable()
         if expires_in_days is not None and not 0 < expires_in_days <= MAX_LINK_DAYS:
             raise ValueError(f"a share link expires after more than 0 and at most {MAX_LINK_DAYS:g} days")
         token, now = secrets.token_urlsafe(32), time.time()
-        with self._write() as db:
-            self._session(db, session_id, write=True)
-            if snapshot_id is not None and self._snapshot(db, snapshot_id).session_id != session_id:
+        with self.access.write() as db:
+            self.access.session(db, session_id, write=True)
+            if snapshot_id is not None and self.access.snapshot(db, snapshot_id).session_id != session_id:
                 raise SnapshotNotYours(f"no snapshot {snapshot_id!r}")
             row = ShareLinkRow(
                 id=new_id("shr"),
                 token_hash=token_hash(token),
                 session_id=session_id,
                 snapshot_id=snapshot_id,
-                created_by=self.actor.owner,
+                created_by=self.access.actor.owner,
                 created_at=now,
                 expires_at=None if expires_in_days is None else now + expires_in_days * 86400,
                 allow_anonymous=allow_anonymous,
@@ -114,33 +117,33 @@ class ShareLinks(StoreBase):
             db.commit()
             return token, ShareLinkInfo.of(row)
 
-    def list_share_links(self, session_id: str) -> list[ShareLinkInfo]:
+    def list(self, session_id: str) -> list[ShareLinkInfo]:
         """The session's links, newest first (revoked and expired ones included, marked so)."""
         query = select(ShareLinkRow).where(col(ShareLinkRow.session_id) == session_id)
-        with self._read() as db:
-            self._session(db, session_id, write=True)
+        with self.access.read() as db:
+            self.access.session(db, session_id, write=True)
             return [ShareLinkInfo.of(r) for r in db.exec(query.order_by(col(ShareLinkRow.created_at).desc()))]
 
-    def revoke_share_link(self, link_id: str) -> None:
+    def revoke(self, link_id: str) -> None:
         """Stop a link from opening anything (at once, on every replica); raises ShareLinkInvalid if unknown."""
-        with self._write() as db:
+        with self.access.write() as db:
             row = db.get(ShareLinkRow, link_id)
             if row is None:
                 raise ShareLinkInvalid(f"no share link {link_id!r}")
-            self._session(db, row.session_id, write=True)
+            self.access.session(db, row.session_id, write=True)
             statement = update(ShareLinkRow).where(
                 col(ShareLinkRow.id) == link_id, col(ShareLinkRow.revoked_at).is_(None)
             )
             db.exec(statement.values(revoked_at=time.time()))
             db.commit()
 
-    def open_share_link(self, token: str) -> ShareGrant:
+    def open(self, token: str) -> ShareGrant:
         """What ``token`` opens; raises ShareLinkInvalid (same message for every reason)."""
         invalid = ShareLinkInvalid("this share link is not valid: it may have been revoked or have expired")
         if not _TOKEN.match(token):
             raise invalid
         digest = token_hash(token)
-        with self._read() as db:
+        with self.access.read() as db:
             row = db.exec(select(ShareLinkRow).where(col(ShareLinkRow.token_hash) == digest)).first()
             if row is None or not ShareLinkInfo.of(row).active:
                 raise invalid

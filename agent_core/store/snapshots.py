@@ -1,9 +1,10 @@
-"""Named, immutable snapshots of a session, and forks: new sessions that start from a snapshot's events."""
+"""Named, immutable snapshots of a session (``store.snapshots``), and forks: new sessions from a snapshot's events."""
 
 from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 
 from sqlmodel import col, delete, select
 
@@ -12,19 +13,24 @@ from agent_core.store.event_log import EventLog, copy_events
 from agent_core.store.records import SessionInfo, SnapshotInfo
 from agent_core.store.tables import SessionRow, SnapshotRow
 from agent_core.store.titles import TITLE_MAX_CHARS, UNTITLED, clean_title
-from agent_core.store.transactions import SnapshotNotFound, new_id
+from agent_core.store.transactions import SnapshotNotFound, StoreAccess, new_id
 
 log = logging.getLogger(__name__)
 
 
-class Snapshots(EventLog):
+@dataclass(frozen=True)
+class Snapshots:
     """Saving, listing, previewing, deleting and forking snapshots."""
 
-    def save_snapshot(self, session_id: str, name: str | None = None) -> SnapshotInfo:
+    access: StoreAccess
+    log: EventLog
+    """The log a snapshot's events are read from."""
+
+    def save(self, session_id: str, name: str | None = None) -> SnapshotInfo:
         """A named, immutable snapshot of the session as it is now (default name ``Snapshot N``)."""
-        self.actor.check_writable()
-        with self._write() as db:
-            session = self._session(db, session_id, write=True)
+        self.access.actor.check_writable()
+        with self.access.write() as db:
+            session = self.access.session(db, session_id, write=True)
             taken = set(db.exec(select(SnapshotRow.name).where(col(SnapshotRow.session_id) == session_id)))
             name = clean_title(name) if name else _free_name(taken)
             if name in taken:
@@ -37,44 +43,44 @@ class Snapshots(EventLog):
                 upto_seq=session.last_seq,
                 title=session.title,
                 config=session.config,
-                owner=self.actor.owner,
+                owner=self.access.actor.owner,
             )
             db.add(row)
             db.commit()
             return SnapshotInfo.of(row)
 
-    def list_snapshots(self, session_id: str) -> list[SnapshotInfo]:
+    def list(self, session_id: str) -> list[SnapshotInfo]:
         """The session's snapshots, oldest first."""
         query = select(SnapshotRow).where(col(SnapshotRow.session_id) == session_id)
-        with self._read() as db:
-            self._session(db, session_id)
+        with self.access.read() as db:
+            self.access.session(db, session_id)
             rows = db.exec(query.order_by(col(SnapshotRow.created_at), col(SnapshotRow.upto_seq)))
-            return [self._seen(SnapshotInfo.of(row)) for row in rows]
+            return [self.access.seen(SnapshotInfo.of(row)) for row in rows]
 
-    def get_snapshot(self, snapshot_id: str) -> SnapshotInfo:
+    def get(self, snapshot_id: str) -> SnapshotInfo:
         """One snapshot; raises SnapshotNotFound."""
-        with self._read() as db:
-            return self._seen(SnapshotInfo.of(self._snapshot(db, snapshot_id)))
+        with self.access.read() as db:
+            return self.access.seen(SnapshotInfo.of(self.access.snapshot(db, snapshot_id)))
 
-    def snapshot_events(self, snapshot_id: str) -> list[Event]:
+    def events(self, snapshot_id: str) -> list[Event]:
         """The events a snapshot holds (for a preview before forking it)."""
-        snapshot = self.get_snapshot(snapshot_id)
-        return self.events(snapshot.session_id, upto_seq=snapshot.upto_seq)
+        snapshot = self.get(snapshot_id)
+        return self.log.events(snapshot.session_id, upto_seq=snapshot.upto_seq)
 
-    def delete_snapshot(self, snapshot_id: str) -> None:
+    def delete(self, snapshot_id: str) -> None:
         """Delete a snapshot (its session and the sessions forked from it stay)."""
-        self.actor.check_writable()
-        with self._write() as db:
-            self._snapshot(db, snapshot_id, write=True)
+        self.access.actor.check_writable()
+        with self.access.write() as db:
+            self.access.snapshot(db, snapshot_id, write=True)
             if db.exec(delete(SnapshotRow).where(col(SnapshotRow.id) == snapshot_id)).rowcount == 0:
                 raise SnapshotNotFound(f"no snapshot {snapshot_id!r}")
             db.commit()
 
-    def fork_snapshot(self, snapshot_id: str, *, title: str | None = None) -> SessionInfo:
+    def fork(self, snapshot_id: str, *, title: str | None = None) -> SessionInfo:
         """A new session of the actor's holding a copy of the snapshot's events; the original is not touched."""
-        self.actor.check_writable()
-        with self._write() as db:
-            snapshot = self._snapshot(db, snapshot_id)
+        self.access.actor.check_writable()
+        with self.access.write() as db:
+            snapshot = self.access.snapshot(db, snapshot_id)
             now = time.time()
             row = SessionRow(
                 id=new_id("ses"),
@@ -85,7 +91,7 @@ class Snapshots(EventLog):
                 config=snapshot.config,
                 parent_id=snapshot.session_id,
                 forked_from=snapshot.id,
-                owner=self.actor.owner,
+                owner=self.access.actor.owner,
             )
             db.add(row)
             db.flush()

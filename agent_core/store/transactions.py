@@ -1,4 +1,4 @@
-"""The base every part of SessionStore shares: the engine, units of work, row lookups and the not-found errors.
+"""What every part of SessionStore shares (``StoreAccess``: engine, units of work, row lookups); the not-found errors.
 
 Each store method is one unit of work (``with Session(engine)``); writes take the write lock up front (see
 ``database.writer``), so concurrent writers wait for each other instead of failing.
@@ -6,11 +6,11 @@ Each store method is one unit of work (``with Session(engine)``); writes take th
 
 from __future__ import annotations
 
-import copy
 import time
 import uuid
 from collections.abc import Iterable
-from typing import Any, Self, TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 from sqlmodel import Session, SQLModel
@@ -46,27 +46,31 @@ def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:16]}"
 
 
-class StoreBase:
-    """An engine, its write-locking twin and the redactor of known secrets."""
+@dataclass(frozen=True)
+class StoreAccess:
+    """What every part of the store works through: the engine, its write-locking twin, the redactor, the actor.
 
-    def __init__(self, engine: Engine, *, secrets: Iterable[str | None] = ()) -> None:
-        self.engine = engine
-        self._writer = writer(engine)
-        self._redact = Redactor(secrets)
-        self.actor: Actor = LOCAL_ADMIN
-        """Who the calls are made for (see ``access``); ``acting_as`` gives a store for someone else."""
+    The parts (sessions, log, snapshots, dumps, runs, shares) each hold the same one; ``acting_as`` makes a
+    store over a copy naming another actor.
+    """
 
-    def acting_as(self, actor: Actor) -> Self:
-        """The same store (engine, connections, redaction) acting for ``actor``: it sees and changes only theirs."""
-        other = copy.copy(self)
-        other.actor = actor
-        return other
+    engine: Engine
+    writer: Engine
+    """The same engine's connections, each taking the write lock as its transaction begins."""
+    redact: Redactor
+    actor: Actor = LOCAL_ADMIN
+    """Who the calls are made for (see ``access``)."""
 
-    def _seen(self, info: Shown) -> Shown:
+    @classmethod
+    def over(cls, engine: Engine, *, secrets: Iterable[str | None] = ()) -> StoreAccess:
+        """Access to ``engine`` for the local admin, redacting ``secrets`` (API keys...) should an event hold one."""
+        return cls(engine, writer(engine), Redactor(secrets))
+
+    def seen(self, info: Shown) -> Shown:
         """``info`` (a session or snapshot) as the actor may see it: a share-link viewer is told no owner."""
         return info.model_copy(update={"owner": None}) if self.actor.read_only else info
 
-    def _session(self, db: Session, session_id: str, *, write: bool = False) -> SessionRow:
+    def session(self, db: Session, session_id: str, *, write: bool = False) -> SessionRow:
         """The session's row if the actor may read it (change it, with ``write``); else SessionNotFound/NotYours."""
         row = session_row(db, session_id)
         allowed = self.actor.may_write(row.owner) if write else self.actor.may_read(row.id, row.owner)
@@ -76,7 +80,7 @@ class StoreBase:
             raise NotYours(f"no session {session_id!r}")
         return row
 
-    def _snapshot(self, db: Session, snapshot_id: str, *, write: bool = False) -> SnapshotRow:
+    def snapshot(self, db: Session, snapshot_id: str, *, write: bool = False) -> SnapshotRow:
         """The snapshot's row if the actor may read (change) its session; else SnapshotNotFound/SnapshotNotYours."""
         row = snapshot_row(db, snapshot_id)
         owner = session_row(db, row.session_id).owner  # a claimed session brings its snapshots along
@@ -87,30 +91,29 @@ class StoreBase:
             raise SnapshotNotYours(f"no snapshot {snapshot_id!r}")
         return row
 
-    def _new_session_row(self, config: SessionConfig | None, title: str | None) -> SessionRow:
-        """A new session's row, the actor's (its title cleaned and redacted)."""
-        return SessionRow(**self._new_session_values(config, title))
+    def new_session_values(self, config: SessionConfig | None, title: str | None) -> dict[str, Any]:
+        """A new session's column values, the actor's (its title cleaned and redacted), for a Core insert or a row.
 
-    def _new_session_values(self, config: SessionConfig | None, title: str | None) -> dict[str, Any]:
-        """A new session's column values (for a Core insert: making a table model costs about a millisecond)."""
+        A Core insert skips making a table model, which costs about a millisecond.
+        """
         now = time.time()
         return {
             "id": new_id("ses"),
             "owner": self.actor.owner,
-            "title": self._redact(clean_title(title)) if title else None,
+            "title": self.redact(clean_title(title)) if title else None,
             "created_at": now,
             "updated_at": now,
             "last_seq": 0,
             "config": config or SessionConfig(),
         }
 
-    def _read(self) -> Session:
+    def read(self) -> Session:
         """A read-only unit of work."""
         return Session(self.engine)
 
-    def _write(self) -> Session:
+    def write(self) -> Session:
         """A unit of work that takes the write lock as it begins; rows stay readable after commit."""
-        return Session(self._writer, expire_on_commit=False)
+        return Session(self.writer, expire_on_commit=False)
 
 
 def session_row(db: Session, session_id: str) -> SessionRow:

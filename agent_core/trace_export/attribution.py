@@ -1,4 +1,4 @@
-"""Who started each run, in the text exports (``SessionStore.run_starters`` gives the names).
+"""Who started each run, in the text exports (``SessionStore.log.run_starters`` gives the names).
 
 JSON Lines: each ``run_started`` line gains a ``started_by`` key. Markdown: a closing "Who started each run"
 table. (The HTML report and the OpenTelemetry spans name the starter themselves: ``to_html``/``build_spans``

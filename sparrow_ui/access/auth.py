@@ -55,7 +55,7 @@ def share_token() -> str | None:
 def share_grant(store: SessionStore) -> ShareGrant | None:
     """What this tab's share link opens (None: no link); raises ShareLinkInvalid."""
     token = share_token()
-    return store.open_share_link(token) if token else None
+    return store.shares.open(token) if token else None
 
 
 def current_actor(store: SessionStore) -> Actor:

@@ -20,7 +20,7 @@ def owner_note(store: SessionStore, info: SessionInfo) -> None:
         return
     st.caption(f":material/person: {t('owner.label', who=info.owner) if info.owner else t('owner.none')}")
     if info.owner is None and actor.owner is not None and st.button(t("owner.claim"), key=f"claim_{info.id}"):
-        store.claim_session(info.id)
+        store.sessions.claim(info.id)
         st.toast(t("owner.claimed"))
         st.rerun()
 
@@ -38,7 +38,7 @@ def claim_memories(memories: MemoryStore) -> None:
 def share_menu(store: SessionStore, info: SessionInfo) -> None:
     """The Share popover: make a read-only link (whole session or a snapshot), see and revoke the links."""
     with st.popover(t("share.button"), icon=":material/share:"):
-        snapshots = {s.id: s.name for s in store.list_snapshots(info.id)}
+        snapshots = {s.id: s.name for s in store.snapshots.list(info.id)}
         snapshot = st.selectbox(
             t("share.snapshot"),
             [None, *snapshots],
@@ -48,12 +48,12 @@ def share_menu(store: SessionStore, info: SessionInfo) -> None:
         anonymous = st.checkbox(t("share.anonymous"), key=f"share_anonymous_{info.id}")
         days = st.number_input(t("share.days"), 0, 366, 0, key=f"share_days_{info.id}")
         if st.button(t("share.create"), key=f"share_create_{info.id}", type="primary"):
-            token, _ = store.create_share_link(
+            token, _ = store.shares.create(
                 info.id, snapshot_id=snapshot, expires_in_days=days or None, allow_anonymous=anonymous
             )
             st.caption(t("share.created"))
             st.code(share_url(token), language=None)
-        links = store.list_share_links(info.id)
+        links = store.shares.list(info.id)
         if links:
             st.markdown(f"**{t('share.links')}**")
         for link in links:
@@ -73,5 +73,5 @@ def _link_row(store: SessionStore, link: ShareLinkInfo) -> None:
     text, button = st.columns([4, 1], vertical_alignment="center")
     text.caption(f"`{link.id}` · {t(f'share.state.{link.state}')} · {expires} · {who}")
     if link.active and button.button(t("share.revoke"), key=f"revoke_{link.id}"):
-        store.revoke_share_link(link.id)
+        store.shares.revoke(link.id)
         st.rerun()

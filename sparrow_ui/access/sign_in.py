@@ -57,7 +57,7 @@ def adopt_once(store: SessionStore, claims: dict[str, Any]) -> None:
     if st.session_state.get(_ADOPTED) == actor.owner or claims.get("provider", auth.DEFAULT_PROVIDER) != "default":
         return
     if claims.get("iss"):
-        store.acting_as(actor).adopt_owner(str(claims["sub"]))
+        store.acting_as(actor).sessions.adopt_owner(str(claims["sub"]))
     st.session_state[_ADOPTED] = actor.owner
 
 

@@ -53,12 +53,12 @@ def banner(info: SessionInfo | None, *, compact: bool = False) -> None:
 
 def own_sessions(store: SessionStore) -> list[SessionInfo]:
     """The user's own sessions, most recently updated first (the examples are listed apart)."""
-    return split_examples(store.list_sessions())[0]
+    return split_examples(store.sessions.list())[0]
 
 
 def examples_list(store: SessionStore) -> None:
     """The imported examples, apart from the user's sessions, each with a button to open it; then the others."""
-    examples = split_examples(store.list_sessions())[1]
+    examples = split_examples(store.sessions.list())[1]
     imported = {example_name(info) for info in examples}
     with st.expander(f"{td('examples.section')} ({len(examples)})", icon=":material/auto_stories:"):
         st.caption(td("examples.section_help"))

@@ -68,7 +68,7 @@ def remember_failure(live: ActiveRun) -> None:
 
 def run_buttons(store: SessionStore, view: SessionView, config: ModelConfig, live: ActiveRun | None) -> None:
     """Under the conversation: Resume for an interrupted run, Stop for a live one, and the question waiting."""
-    interrupted = None if live or view.info is None else store.interrupted_run(view.info.id)
+    interrupted = None if live or view.info is None else store.runs.interrupted(view.info.id)
     if view.info is not None and interrupted is not None:
         failed = st.session_state.get(_FAILED)
         if failed and failed[0] == (view.info.id, interrupted.run_id):
@@ -130,7 +130,7 @@ def question_box(store: SessionStore, view: SessionView, config: ModelConfig) ->
         return
     try:
         if session_id is None:
-            session_id = store.create_session().id
+            session_id = store.sessions.create().id
             open_session(session_id)
         ask(store, session_id, config, question.strip())
     except (ModelError, RuntimeError) as exc:

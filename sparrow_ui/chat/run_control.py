@@ -56,7 +56,7 @@ def live_run_id(store: SessionStore, session_id: str | None) -> str | None:
 def _live_owner(store: SessionStore, session_id: str) -> RunOwner | None:
     """The session's live run owner, through the acting user (None: none, or not theirs to see)."""
     try:
-        return store.live_run_owner(session_id)
+        return store.runs.live_owner(session_id)
     except SessionNotFound:
         return None
 
@@ -64,7 +64,7 @@ def _live_owner(store: SessionStore, session_id: str) -> RunOwner | None:
 def _may_read(store: SessionStore, session_id: str) -> bool:
     """True when the acting user may see the session (a run started here is in the process-wide table)."""
     try:
-        store.get_session(session_id)
+        store.sessions.get(session_id)
     except SessionNotFound:
         return False
     return True
@@ -146,8 +146,8 @@ def start_question(store: SessionStore, session_id: str, config: ModelConfig, qu
 def resume_interrupted(store: SessionStore, session_id: str, config: ModelConfig, run_id: str) -> LiveRun:
     """Continue the session's interrupted run after its last complete step; SessionBusy if its owner is alive."""
     agent = session_agent(store, session_id, config)
-    _, run_events = split_at_run(store.events(session_id), run_id)
-    started_by = store.run_starters(session_id).get(run_id)
+    _, run_events = split_at_run(store.log.events(session_id), run_id)
+    started_by = store.log.run_starters(session_id).get(run_id)
 
     def make(cancel: CancelToken) -> Iterator[Event]:
         resumed = resume_run(store, session_id, agent, cancel=cancel)

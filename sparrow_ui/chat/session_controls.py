@@ -31,7 +31,7 @@ def session_controls(store: SessionStore, view: SessionView, *, live_run_id: str
             ):
                 name = st.text_input(t("session.snapshot_name"), key="snapshot_name", max_chars=100)
                 if st.button(t("session.save"), key="snapshot_save", type="primary"):
-                    snapshot = store.save_snapshot(session_id, name.strip() or None)
+                    snapshot = store.snapshots.save(session_id, name.strip() or None)
                     st.success(t("session.saved", name=literal(snapshot.name)), icon=":material/check:")
             st.download_button(
                 t("session.download"),

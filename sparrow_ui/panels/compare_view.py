@@ -95,7 +95,7 @@ def other_turn(store: SessionStore, sessions: Sequence[SessionInfo], left: str) 
     if others and not children:
         return turn_ref(session_id, others[-1].run_id)
     for info in candidates:
-        last = Transcript.from_events(store.events(info.id)).run()
+        last = Transcript.from_events(store.log.events(info.id)).run()
         if last is not None:
             return turn_ref(info.id, last.run_id)
     return None

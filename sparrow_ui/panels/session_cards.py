@@ -101,20 +101,20 @@ def _actions(store: SessionStore, info: SessionInfo, column: DeltaGenerator) -> 
     with middle.popover(t("session.rename"), key=f"rename_pop_{info.id}"):
         title = st.text_input(t("session.rename"), value=info.title, key=f"title_{info.id}", max_chars=200)
         if st.button(t("session.rename_ok"), key=f"rename_{info.id}"):
-            store.rename_session(info.id, title)
+            store.sessions.rename(info.id, title)
             st.rerun()
     busy = live_run_id(store, info.id) is not None  # a run in progress here or on another replica
     with right.popover(t("session.delete"), icon=":material/delete:", disabled=busy, key=f"delete_pop_{info.id}"):
         st.warning(t("session.delete_confirm", title=plain(info.title)))
         if st.button(t("session.delete_yes"), key=f"delete_{info.id}", type="primary"):
             with contextlib.suppress(SessionNotFound):
-                store.delete_session(info.id)
+                store.sessions.delete(info.id)
             st.session_state["flash"] = t("session.deleted")
             st.rerun()
 
 
 def _snapshots(store: SessionStore, info: SessionInfo) -> None:
-    snapshots = store.list_snapshots(info.id)
+    snapshots = store.snapshots.list(info.id)
     if not snapshots:
         return
     with st.expander(f"{t('session.snapshots')} ({len(snapshots)})", icon=":material/photo_camera:"):
@@ -123,7 +123,7 @@ def _snapshots(store: SessionStore, info: SessionInfo) -> None:
             name.markdown(f"**{plain(snapshot.name)}** · {format_timestamp(snapshot.created_at)}")
             if fork.button(t("session.fork"), key=f"fork_{snapshot.id}"):
                 try:
-                    forked = store.fork_snapshot(snapshot.id)
+                    forked = store.snapshots.fork(snapshot.id)
                 except SnapshotNotFound as exc:
                     st.error(neutralize(str(exc)))
                 else:

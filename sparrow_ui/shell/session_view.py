@@ -94,7 +94,7 @@ def session_view(store: SessionStore, session_id: str | None) -> SessionView:
     """
     if session_id is None:
         return SessionView(None)
-    info = store.get_session(session_id)  # raises SessionNotFound
+    info = store.sessions.get(session_id)  # raises SessionNotFound
     key = (session_id, info.created_at, store.actor)
     views: dict[str, tuple[object, SessionView]] = st.session_state.setdefault(_VIEWS, {})
     cached = views.pop(session_id, None)
@@ -103,9 +103,9 @@ def session_view(store: SessionStore, session_id: str | None) -> SessionView:
         view = SessionView(info)
     if view.seq < info.last_seq or not view.seq:
         with gc_paused():
-            stored = store.events_after(session_id, view.seq)
+            stored = store.runs.events_after(session_id, view.seq)
         if stored:  # a run may have started between the two reads: the title it gave the session comes with it
-            info = store.get_session(session_id)
+            info = store.sessions.get(session_id)
             view.fold(stored, prices())
     view.info = info
     views[session_id] = (key, view)

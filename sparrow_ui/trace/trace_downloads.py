@@ -56,7 +56,7 @@ def exporter(
 
     def export() -> str:
         """The file's text, from the events stored now."""
-        events, starters = store.events(session_id), store.run_starters(session_id)
+        events, starters = store.log.events(session_id), store.log.run_starters(session_id)
         options: dict[str, object] = {
             "jsonl": {},
             "otel": {"session_id": session_id, "prices": prices, "include_content": content, "indent": 2},
@@ -114,12 +114,12 @@ def send(store: SessionStore, info: SessionInfo, endpoint: str, prices: PriceTab
     try:
         with st.spinner(t("traces.export.sending", url=endpoint)):
             count = send_otlp(
-                store.events(info.id),
+                store.log.events(info.id),
                 endpoint=endpoint,
                 session_id=info.id,
                 prices=prices,
                 include_content=content,
-                starters=store.run_starters(info.id),
+                starters=store.log.run_starters(info.id),
             )
     except (OtelUnavailable, OtelExportError) as exc:
         st.error(t("traces.export.send_failed", error=str(exc)), icon=":material/error:")

@@ -16,7 +16,7 @@ from tests.store.helpers import arithmetic_agent, run
 def test_trace_exports_name_who_started_each_run(file_db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     store = SessionStore.open(file_db_url)
     alice = store.acting_as(Actor.user("sub-alice", "alice@example.com"))
-    session = alice.create_session()
+    session = alice.sessions.create()
     first = run(alice, session.id, arithmetic_agent(), "What is 6*7?")[0].run_id
     second = run(
         store.acting_as(Actor.user("sub-boss", "boss|*@x", is_admin=True)), session.id, arithmetic_agent(), "2*3?"

@@ -24,7 +24,7 @@ def hold_lock_once_running(path: Path, seconds: float, stop: threading.Event) ->
 
     def work() -> None:
         store = SessionStore.open(f"sqlite:///{path}")
-        while not stop.is_set() and not any(store.events(s.id) for s in store.list_sessions()):
+        while not stop.is_set() and not any(store.log.events(s.id) for s in store.sessions.list()):
             time.sleep(0.05)
         store.close()
         holder = sqlite3.connect(path, isolation_level=None)
@@ -65,14 +65,14 @@ def test_a_long_outage_stops_the_run_with_one_sentence_and_it_resumes(
         assert "Traceback" not in texts(at) and "OperationalError" not in texts(at)
         assert any(b.label == "Resume the run" for b in at.button)
         store = SessionStore.open()
-        (session,) = store.list_sessions()
-        assert store.interrupted_run(session.id) is not None
+        (session,) = store.sessions.list()
+        assert store.runs.interrupted(session.id) is not None
         deadline = time.monotonic() + 10
-        while store.live_run_owner(session.id) is not None and time.monotonic() < deadline:
+        while store.runs.live_owner(session.id) is not None and time.monotonic() < deadline:
             time.sleep(0.1)  # the stopped run's claim is released as soon as the database is back
-        assert store.live_run_owner(session.id) is None
+        assert store.runs.live_owner(session.id) is None
         next(b for b in at.button if b.label == "Resume the run").click().run()
         assert not at.exception, at.exception
         assert not at.error, [e.value for e in at.error]
-        assert store.interrupted_run(session.id) is None
+        assert store.runs.interrupted(session.id) is None
         store.close()

@@ -21,9 +21,9 @@ def test_users_see_only_their_sessions_and_admins_claim_the_rest(
     file_db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = SessionStore.open(file_db_url)
-    alice = store.acting_as(Actor.user("alice")).create_session(title="Alice's")
-    store.acting_as(Actor.user("bob")).create_session(title="Bob's")
-    old = store.create_session(title="Before sign-in")
+    alice = store.acting_as(Actor.user("alice")).sessions.create(title="Alice's")
+    store.acting_as(Actor.user("bob")).sessions.create(title="Bob's")
+    old = store.sessions.create(title="Before sign-in")
     store.close()
     db = ("--db", file_db_url)
 
@@ -47,20 +47,20 @@ def test_users_see_only_their_sessions_and_admins_claim_the_rest(
     monkeypatch.delenv("SPARROW_ADMINS")
     assert titles("--user", "carol") == ["Before sign-in"]
     reopened = SessionStore.open(file_db_url)
-    assert reopened.get_session(old.id).owner == "carol"
+    assert reopened.sessions.get(old.id).owner == "carol"
     reopened.close()
 
 
 def test_share_links_from_the_command_line(file_db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     store = SessionStore.open(file_db_url)
-    session = store.acting_as(Actor.user("alice")).create_session(title="Demo")
+    session = store.acting_as(Actor.user("alice")).sessions.create(title="Demo")
     db = ("--db", file_db_url, "--user", "alice")
     code, out, _ = sparrow(
         capsys, "access", "share", session.id, "--anonymous", "--days", "7", "--app-url", "http://x/", *db
     )
     assert code == 0 and out.startswith("http://x/?share=")
     token = out.strip().split("share=")[1]
-    assert store.open_share_link(token).session_id == session.id
+    assert store.shares.open(token).session_id == session.id
     code, out, _ = sparrow(capsys, "access", "links", session.id, "--json", *db)
     [link] = json.loads(out)
     assert (link["active"], link["allow_anonymous"]) == (True, True) and token not in out

@@ -153,8 +153,8 @@ def world(file_db_url: str) -> Iterator[tuple[SessionStore, World]]:
     experiment = create_experiment(alice, dataset.id, CONFIGS, name=f"exp {MARK}")
     ExperimentRunner(alice, experiment.id, model_factory=rule_model).run()
     unit = unit_results(alice, experiment.id)[0]
-    shared = alice.create_session(title="Shared demo")
-    token, _ = alice.create_share_link(shared.id, allow_anonymous=True)
+    shared = alice.sessions.create(title="Shared demo")
+    token, _ = alice.shares.create(shared.id, allow_anonymous=True)
     key = (experiment.id, unit.position, unit.config_index, unit.repeat)
     assert unit.session_id and unit.run_id
     yield store, World(file_db_url, dataset.id, dataset.name, experiment, key, unit.session_id, unit.run_id, token)
@@ -168,7 +168,7 @@ def alice_state(store: SessionStore, w: World) -> Any:
     units = [
         (u.position, u.state, u.passed, u.failure, u.session_id, u.run_id) for u in unit_results(alice, w.experiment.id)
     ]
-    return datasets, mine, units, len(alice.events(w.item_session))
+    return datasets, mine, units, len(alice.log.events(w.item_session))
 
 
 def walk(store: SessionStore, w: World, role: str) -> list[str]:
@@ -197,6 +197,6 @@ def test_a_non_owner_reaches_no_dataset_experiment_or_result_of_alices(world: tu
 def test_a_share_link_viewer_reaches_no_experiment_and_writes_nothing(world: tuple[SessionStore, World]) -> None:
     store, w = world
     before = alice_state(store, w)
-    viewer = store.acting_as(store.open_share_link(w.token).actor())
+    viewer = store.acting_as(store.shares.open(w.token).actor())
     assert walk(viewer, w, "viewer") == []
     assert alice_state(store, w) == before

@@ -62,11 +62,11 @@ def test_the_same_subject_at_another_issuer_is_another_user(
 ) -> None:
     alice = auth.actor_of({"sub": "sub-1", "iss": ISSUER_A, "email": "alice@example.com"})
     mallory = auth.actor_of({"sub": "sub-1", "iss": ISSUER_B, "email": "mallory@example.com"})
-    mine = store.acting_as(alice).create_session(title="Alice's plan")
+    mine = store.acting_as(alice).sessions.create(title="Alice's plan")
     run(store.acting_as(alice), mine.id, arithmetic_agent(), "What is 6*7?")
     with pytest.raises(SessionNotFound):
-        store.acting_as(mallory).get_session(mine.id)
-    assert store.acting_as(mallory).list_sessions() == []
+        store.acting_as(mallory).sessions.get(mine.id)
+    assert store.acting_as(mallory).sessions.list() == []
     claims = {"sub": "sub-1", "iss": ISSUER_B, "email": "mallory@example.com", "provider": "microsoft"}
     assert "Alice's plan" not in page_text(app(monkeypatch, claims, "pages/sessions.py"))
     same = {**claims, "iss": ISSUER_A, "provider": "default"}
@@ -77,19 +77,19 @@ def test_data_from_before_issuers_is_adopted_by_its_user_of_the_auth_provider_on
     monkeypatch: pytest.MonkeyPatch, store: SessionStore
 ) -> None:
     legacy = store.acting_as(Actor.user("sub-alice"))  # how sign-in recorded owners before 0007: the bare subject
-    old = legacy.create_session(title="From before")
+    old = legacy.sessions.create(title="From before")
     run(legacy, old.id, arithmetic_agent(), "What is 6*7?")
     MemoryStore(store.engine, actor=Actor.user("sub-alice")).add("Alice team uses Postgres", scope="user")
     other = {"sub": "sub-alice", "iss": ISSUER_B, "provider": "google", "is_logged_in": True}
     assert "From before" not in page_text(app(monkeypatch, other, "pages/sessions.py"))
-    assert store.get_session(old.id).owner == "sub-alice"  # a named provider adopts nothing
+    assert store.sessions.get(old.id).owner == "sub-alice"  # a named provider adopts nothing
     alice = {"sub": "sub-alice", "iss": ISSUER_A, "provider": "default", "is_logged_in": True}
     assert "From before" in page_text(app(monkeypatch, alice, "pages/sessions.py"))
-    assert store.get_session(old.id).owner == f"{ISSUER_A}#sub-alice"
+    assert store.sessions.get(old.id).owner == f"{ISSUER_A}#sub-alice"
     memories = MemoryStore(store.engine, actor=auth.actor_of(alice))
     assert [m.text for m in memories.list(scope="user")] == ["Alice team uses Postgres"]
     with pytest.raises(PermissionError):
-        store.acting_as(auth.actor_of(other)).adopt_owner("sub-bob")
+        store.acting_as(auth.actor_of(other)).sessions.adopt_owner("sub-bob")
 
 
 def test_each_named_provider_gets_its_own_sign_in_button(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,10 +115,10 @@ def test_migration_0007_goes_down_and_up_keeping_owners(file_db_url: str) -> Non
     store = SessionStore.open(file_db_url)
     alice = store.acting_as(auth.actor_of({"sub": "s" * 255, "iss": ISSUER_A}))
     bob = store.acting_as(Actor.user("sub-bob"))
-    long_owned, short_owned = alice.create_session(), bob.create_session()
+    long_owned, short_owned = alice.sessions.create(), bob.sessions.create()
     events = run(bob, short_owned.id, arithmetic_agent(), "What is 6*7?")
-    assert alice.get_session(long_owned.id).owner == f"{ISSUER_A}#{'s' * 255}"
-    alice.delete_session(long_owned.id)  # an owner longer than 0005 allows cannot go down
+    assert alice.sessions.get(long_owned.id).owner == f"{ISSUER_A}#{'s' * 255}"
+    alice.sessions.delete(long_owned.id)  # an owner longer than 0005 allows cannot go down
     store.close()
     engine = downgraded(file_db_url, "0005_imported_at")
     with engine.connect() as conn:
@@ -128,6 +128,6 @@ def test_migration_0007_goes_down_and_up_keeping_owners(file_db_url: str) -> Non
     reopened = SessionStore.open(file_db_url)  # upgraded again on open
     with reopened.engine.connect() as conn:
         assert {c["name"]: c["type"] for c in inspect(conn).get_columns("sessions")}["owner"].length == 520
-    assert reopened.acting_as(Actor.user("sub-bob")).events(short_owned.id) == persisted(events)
-    assert reopened.get_session(short_owned.id).owner == "sub-bob"
+    assert reopened.acting_as(Actor.user("sub-bob")).log.events(short_owned.id) == persisted(events)
+    assert reopened.sessions.get(short_owned.id).owner == "sub-bob"
     reopened.close()

@@ -33,7 +33,7 @@ def adopted(store: SessionStore, facts: list[tuple[str, str]]) -> MemoryStore:
     legacy = MemoryStore(store.engine, actor=LEGACY)
     for scope, text in facts:
         legacy.add(text, scope=scope)
-    store.acting_as(ALICE).adopt_owner("sub-alice")
+    store.acting_as(ALICE).sessions.adopt_owner("sub-alice")
     return MemoryStore(store.engine, actor=ALICE)
 
 
@@ -82,7 +82,7 @@ def test_datasets_and_experiments_are_adopted_with_the_rest(store: SessionStore)
     experiment = create_experiment(legacy, old.id, [RunConfig(name="r", model="m")])
     alice = store.acting_as(ALICE)
     create_dataset(alice, "arith", [item, item.model_copy(update={"id": "b"})])  # made since, under the new key
-    alice.adopt_owner("sub-alice")
+    alice.sessions.adopt_owner("sub-alice")
     assert sorted((d.name, d.version, d.item_count) for d in list_datasets(alice)) == [("arith", 1, 2), ("arith", 2, 1)]
     assert get_dataset(alice, old.id).version == 2
     assert [e.id for e in list_experiments(alice)] == [experiment.id]

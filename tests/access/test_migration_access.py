@@ -13,9 +13,9 @@ BEFORE = "0003_memory_trigram_index"
 def test_the_owner_migration_goes_down_and_up_without_losing_events(file_db_url: str) -> None:
     store = SessionStore.open(file_db_url)
     alice = store.acting_as(Actor.user("alice"))
-    session = alice.create_session()
+    session = alice.sessions.create()
     events = run(alice, session.id, arithmetic_agent(), "What is 6*7?")
-    alice.create_share_link(session.id)
+    alice.shares.create(session.id)
     store.close()
     engine = downgraded(file_db_url, BEFORE)
     with engine.connect() as conn:
@@ -25,6 +25,6 @@ def test_the_owner_migration_goes_down_and_up_without_losing_events(file_db_url:
         assert conn.execute(text("SELECT count(*) FROM events")).scalar() == len(persisted(events))
     engine.dispose()
     reopened = SessionStore.open(file_db_url)  # upgraded again on open: the session is unowned now
-    assert reopened.get_session(session.id).owner is None
-    assert reopened.events(session.id) == persisted(events)
+    assert reopened.sessions.get(session.id).owner is None
+    assert reopened.log.events(session.id) == persisted(events)
     reopened.close()

@@ -75,7 +75,7 @@ def page_text(at: AppTest) -> str:
 
 
 def owned_session(store: SessionStore, actor: Actor, question: str) -> str:
-    session = store.acting_as(actor).create_session()
+    session = store.acting_as(actor).sessions.create()
     run(store.acting_as(actor), session.id, arithmetic_agent(), question)
     return session.id
 
@@ -115,7 +115,7 @@ def test_an_admin_sees_everyone_and_claims_what_has_no_owner(
     assert "6*7" in text and "2*3" in text and "owner sub-alice" in text and "no owner" in text
     assert "admin" in text
     at.button(key=f"claim_{old}").click().run()
-    assert store.get_session(old).owner == "sub-boss"
+    assert store.sessions.get(old).owner == "sub-boss"
 
 
 def test_a_share_link_shows_one_session_read_only_until_revoked(
@@ -124,7 +124,7 @@ def test_a_share_link_shows_one_session_read_only_until_revoked(
     alice = Actor.user("sub-alice", "alice@example.com")
     shared = owned_session(store, alice, "What is 6*7?")
     owned_session(store, alice, "What is 12*12?")
-    token, link = store.acting_as(alice).create_share_link(shared, allow_anonymous=True)
+    token, link = store.acting_as(alice).shares.create(shared, allow_anonymous=True)
     at = app(monkeypatch, None, share=token)
     text = page_text(at)
     assert "viewing a shared session, read-only" in text and "6*7" in text and "12*12" not in text
@@ -134,7 +134,7 @@ def test_a_share_link_shows_one_session_read_only_until_revoked(
     traces = app(monkeypatch, None, "pages/traces.py", share=token)
     assert "6*7" in page_text(traces) and "12*12" not in page_text(traces)
     assert [b.proto.label for b in traces.get("download_button")] == ["Download report (HTML)"]
-    private = store.acting_as(alice).create_share_link(shared)[0]  # for signed-in viewers only
+    private = store.acting_as(alice).shares.create(shared)[0]  # for signed-in viewers only
     assert "Leave the shared view" not in text  # someone not signed in has nothing else to go to
     sign_in_screen = app(monkeypatch, None, share=private)
     assert [h.value for h in sign_in_screen.header] == ["Sign in to Sparrow"]
@@ -145,6 +145,6 @@ def test_a_share_link_shows_one_session_read_only_until_revoked(
     assert "6*7" in viewed_by_bob and "Signed in as bob@example.com" in viewed_by_bob and "read-only" in viewed_by_bob
     at_bob.button(key="share_leave").click().run()  # back to his own work
     assert "6*7" not in page_text(at_bob) and at_bob.chat_input and "share" not in at_bob.query_params
-    store.acting_as(alice).revoke_share_link(link.id)
+    store.acting_as(alice).shares.revoke(link.id)
     text = page_text(app(monkeypatch, None, share=token))
     assert "This share link is not valid" in text and "6*7" not in text

@@ -23,46 +23,46 @@ BOB = Actor.user("sub-bob", "bob@example.com")
 
 def test_a_link_opens_one_session_read_only_until_revoked(store: SessionStore) -> None:
     alice = store.acting_as(ALICE)
-    shared, private = alice.create_session(title="Demo"), alice.create_session(title="Private")
+    shared, private = alice.sessions.create(title="Demo"), alice.sessions.create(title="Private")
     events = run(alice, shared.id, arithmetic_agent(), "What is 6*7?")
-    token, link = alice.create_share_link(shared.id, allow_anonymous=True)
-    grant = store.open_share_link(token)
+    token, link = alice.shares.create(shared.id, allow_anonymous=True)
+    grant = store.shares.open(token)
     assert (grant.session_id, grant.upto_seq, grant.allow_anonymous) == (shared.id, None, True)
     viewer = store.acting_as(grant.actor())
-    assert [s.title for s in viewer.list_sessions()] == ["Demo"]
-    assert viewer.events(shared.id) == alice.events(shared.id) and events
+    assert [s.title for s in viewer.sessions.list()] == ["Demo"]
+    assert viewer.log.events(shared.id) == alice.log.events(shared.id) and events
     with pytest.raises(NotYours):
-        viewer.get_session(private.id)
+        viewer.sessions.get(private.id)
     with pytest.raises(ReadOnly):
-        viewer.rename_session(shared.id, "mine")
+        viewer.sessions.rename(shared.id, "mine")
     with pytest.raises(ReadOnly):
-        viewer.create_share_link(shared.id)
-    assert [(li.id, li.active) for li in alice.list_share_links(shared.id)] == [(link.id, True)]
-    alice.revoke_share_link(link.id)
+        viewer.shares.create(shared.id)
+    assert [(li.id, li.active) for li in alice.shares.list(shared.id)] == [(link.id, True)]
+    alice.shares.revoke(link.id)
     with pytest.raises(ShareLinkInvalid, match="not valid"):
-        store.open_share_link(token)
-    assert [li.active for li in alice.list_share_links(shared.id)] == [False]
+        store.shares.open(token)
+    assert [li.active for li in alice.shares.list(shared.id)] == [False]
 
 
 def test_a_snapshot_link_shows_the_session_up_to_the_snapshot(store: SessionStore) -> None:
     alice = store.acting_as(ALICE)
-    session = alice.create_session()
+    session = alice.sessions.create()
     first = run(alice, session.id, arithmetic_agent(), "What is 6*7?")
-    snapshot = alice.save_snapshot(session.id, "after one question")
+    snapshot = alice.snapshots.save(session.id, "after one question")
     run(alice, session.id, arithmetic_agent(), "And 2*3?")
-    token, _ = alice.create_share_link(session.id, snapshot_id=snapshot.id)
-    viewer = store.acting_as(store.open_share_link(token).actor())
-    assert [e.run_id for e in viewer.events(session.id)] == [
-        e.run_id for e in alice.events(session.id, upto_seq=snapshot.upto_seq)
+    token, _ = alice.shares.create(session.id, snapshot_id=snapshot.id)
+    viewer = store.acting_as(store.shares.open(token).actor())
+    assert [e.run_id for e in viewer.log.events(session.id)] == [
+        e.run_id for e in alice.log.events(session.id, upto_seq=snapshot.upto_seq)
     ]
-    assert {e.run_id for e in viewer.events(session.id)} == {first[0].run_id}
-    assert store.open_share_link(token).allow_anonymous is False
+    assert {e.run_id for e in viewer.log.events(session.id)} == {first[0].run_id}
+    assert store.shares.open(token).allow_anonymous is False
 
 
 def test_tokens_are_unguessable_and_only_their_hash_is_stored(store: SessionStore) -> None:
     alice = store.acting_as(ALICE)
-    session = alice.create_session()
-    tokens = [alice.create_share_link(session.id)[0] for _ in range(3)]
+    session = alice.sessions.create()
+    tokens = [alice.shares.create(session.id)[0] for _ in range(3)]
     assert len(set(tokens)) == 3 and all(len(t) >= 43 for t in tokens)
     with store.engine.connect() as conn:
         stored = [tuple(r) for r in conn.execute(text("SELECT * FROM share_links"))]
@@ -72,30 +72,30 @@ def test_tokens_are_unguessable_and_only_their_hash_is_stored(store: SessionStor
     assert hashes == {hashlib.sha256(t.encode()).hexdigest() for t in tokens}
     for bad in ("", "short", tokens[0][:-1] + ("A" if tokens[0][-1] != "A" else "B"), "x" * 500, "../../etc", "é" * 30):
         with pytest.raises(ShareLinkInvalid):
-            store.open_share_link(bad)
+            store.shares.open(bad)
 
 
 def test_links_expire_and_only_the_owner_makes_or_revokes_them(store: SessionStore) -> None:
     alice, bob = store.acting_as(ALICE), store.acting_as(BOB)
-    session = alice.create_session()
-    token, link = alice.create_share_link(session.id, expires_in_days=1)
-    assert store.open_share_link(token).session_id == session.id
+    session = alice.sessions.create()
+    token, link = alice.shares.create(session.id, expires_in_days=1)
+    assert store.shares.open(token).session_id == session.id
     with store.engine.begin() as conn:  # a day later
         conn.execute(text("UPDATE share_links SET expires_at = expires_at - 86401"))
     with pytest.raises(ShareLinkInvalid):
-        store.open_share_link(token)
+        store.shares.open(token)
     with pytest.raises(ValueError, match="expires after"):
-        alice.create_share_link(session.id, expires_in_days=0)
+        alice.shares.create(session.id, expires_in_days=0)
     with pytest.raises(NotYours):
-        bob.create_share_link(session.id)
+        bob.shares.create(session.id)
     with pytest.raises(NotYours):
-        bob.revoke_share_link(link.id)
+        bob.shares.revoke(link.id)
     with pytest.raises(NotYours):
-        bob.list_share_links(session.id)
-    other = bob.create_session()
-    snapshot = alice.save_snapshot(session.id)
+        bob.shares.list(session.id)
+    other = bob.sessions.create()
+    snapshot = alice.snapshots.save(session.id)
     with pytest.raises(SnapshotNotFound):
-        bob.create_share_link(other.id, snapshot_id=snapshot.id)
-    alice.delete_session(session.id)  # its links go with it
+        bob.shares.create(other.id, snapshot_id=snapshot.id)
+    alice.sessions.delete(session.id)  # its links go with it
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM share_links")).scalar() == 0

@@ -40,7 +40,7 @@ def test_every_button_a_viewer_sees_works(
     monkeypatch: pytest.MonkeyPatch, store: SessionStore, page: str | None, params: dict[str, str]
 ) -> None:
     shared = owned_session(store, ALICE, "What is 6*7?")
-    token, _ = store.acting_as(ALICE).create_share_link(shared, allow_anonymous=True)
+    token, _ = store.acting_as(ALICE).shares.create(shared, allow_anonymous=True)
     first = viewer_app(monkeypatch, token, page, params)
     assert_fine(first, f"{page} {params}")
     assert "compare_open" not in reachable_buttons(first)  # Compare is not a viewer's page
@@ -55,8 +55,8 @@ def test_every_button_a_viewer_sees_works(
 def test_an_empty_shared_session_offers_no_examples_to_import(
     monkeypatch: pytest.MonkeyPatch, store: SessionStore
 ) -> None:
-    empty = store.acting_as(ALICE).create_session().id
-    token, _ = store.acting_as(ALICE).create_share_link(empty, allow_anonymous=True)
+    empty = store.acting_as(ALICE).sessions.create().id
+    token, _ = store.acting_as(ALICE).shares.create(empty, allow_anonymous=True)
     at = viewer_app(monkeypatch, token, None, {})
     assert_fine(at, "empty")
     assert not reachable_buttons(at), reachable_buttons(at)
@@ -74,7 +74,7 @@ def test_a_viewer_watching_a_live_run_cannot_approve_its_calls(monkeypatch: pyte
         value = owner.query_params["session"]
         session_id = value[0] if isinstance(value, list) else value
         store = SessionStore.open()
-        token, _ = store.create_share_link(session_id, allow_anonymous=True)
+        token, _ = store.shares.create(session_id, allow_anonymous=True)
         store.close()
         viewer = AppTest.from_file(APP, default_timeout=TIMEOUT)
         viewer.query_params["share"] = token

@@ -37,81 +37,81 @@ def refusal(call: Callable[[], Any]) -> str:
 
 def test_each_user_lists_opens_and_changes_only_their_own_sessions(store: SessionStore) -> None:
     alice, bob = store.acting_as(ALICE), store.acting_as(BOB)
-    mine = alice.create_session(title="Alice's plan")
+    mine = alice.sessions.create(title="Alice's plan")
     run(alice, mine.id, arithmetic_agent(), "What is 6*7?")
-    snapshot = alice.save_snapshot(mine.id, "v1")
-    theirs = bob.create_session(title="Bob's notes")
-    assert [s.title for s in alice.list_sessions()] == ["Alice's plan"]
-    assert [(s.title, s.owner) for s in bob.list_sessions()] == [("Bob's notes", "sub-bob")]
-    assert {s.id for s in store.acting_as(ADMIN).list_sessions()} == {mine.id, theirs.id}
-    assert {s.id for s in store.list_sessions()} == {mine.id, theirs.id}  # the local admin (no sign-in)
+    snapshot = alice.snapshots.save(mine.id, "v1")
+    theirs = bob.sessions.create(title="Bob's notes")
+    assert [s.title for s in alice.sessions.list()] == ["Alice's plan"]
+    assert [(s.title, s.owner) for s in bob.sessions.list()] == [("Bob's notes", "sub-bob")]
+    assert {s.id for s in store.acting_as(ADMIN).sessions.list()} == {mine.id, theirs.id}
+    assert {s.id for s in store.sessions.list()} == {mine.id, theirs.id}  # the local admin (no sign-in)
 
     # Bob gets, for every way in, exactly the answer a session that does not exist gets.
     missing = "ses_0000000000000000"
     calls: list[Callable[[str], Any]] = [
-        bob.get_session,
-        bob.events,
-        bob.stored_events,
-        bob.list_snapshots,
-        bob.interrupted_run,
-        bob.run_starters,
+        bob.sessions.get,
+        bob.log.events,
+        bob.log.stored_events,
+        bob.snapshots.list,
+        bob.runs.interrupted,
+        bob.log.run_starters,
         lambda sid: export_session(bob, sid),
-        lambda sid: bob.rename_session(sid, "mine now"),
-        bob.delete_session,
-        bob.save_snapshot,
-        lambda sid: bob.append(sid, []),
-        lambda sid: bob.create_share_link(sid),
+        lambda sid: bob.sessions.rename(sid, "mine now"),
+        bob.sessions.delete,
+        bob.snapshots.save,
+        lambda sid: bob.log.append(sid, []),
+        lambda sid: bob.shares.create(sid),
         lambda sid: list(run_in_session(bob, sid, arithmetic_agent(), "What is 1+1?")),
     ]
     for call in calls:
         assert refusal(lambda c=call: c(mine.id)) == refusal(lambda c=call: c(missing)).replace(missing, mine.id)
     with pytest.raises(NotYours):
-        bob.get_session(mine.id)
-    for call in (bob.get_snapshot, bob.snapshot_events, bob.fork_snapshot, bob.delete_snapshot):
+        bob.sessions.get(mine.id)
+    for call in (bob.snapshots.get, bob.snapshots.events, bob.snapshots.fork, bob.snapshots.delete):
         assert refusal(lambda c=call: c(snapshot.id)) == f"no snapshot {snapshot.id!r}"
-    assert alice.get_session(mine.id).title == "Alice's plan" and len(alice.events(mine.id)) > 3
-    assert [s.name for s in alice.list_snapshots(mine.id)] == ["v1"]
+    assert alice.sessions.get(mine.id).title == "Alice's plan" and len(alice.log.events(mine.id)) > 3
+    assert [s.name for s in alice.snapshots.list(mine.id)] == ["v1"]
 
 
 def test_what_a_user_makes_is_theirs_forks_and_imports_included(store: SessionStore) -> None:
     alice, bob = store.acting_as(ALICE), store.acting_as(BOB)
-    session = alice.create_session()
+    session = alice.sessions.create()
     run(alice, session.id, arithmetic_agent(), "What is 6*7?")
-    fork = alice.fork_snapshot(alice.save_snapshot(session.id).id)
+    fork = alice.snapshots.fork(alice.snapshots.save(session.id).id)
     imported = import_session(bob, export_session(alice, session.id))
     assert (fork.owner, imported.owner) == ("sub-alice", "sub-bob")
-    assert alice.list_snapshots(session.id)[0].owner == "sub-alice"
-    assert [s.id for s in bob.list_sessions()] == [imported.id]
-    assert bob.events(imported.id) == alice.events(session.id)
+    assert alice.snapshots.list(session.id)[0].owner == "sub-alice"
+    assert [s.id for s in bob.sessions.list()] == [imported.id]
+    assert bob.log.events(imported.id) == alice.log.events(session.id)
     with pytest.raises(NotYours):
-        alice.get_session(imported.id)
+        alice.sessions.get(imported.id)
 
 
 def test_runs_record_who_started_them(store: SessionStore) -> None:
     alice, admin = store.acting_as(ALICE), store.acting_as(ADMIN)
-    session = alice.create_session()
+    session = alice.sessions.create()
     first = run(alice, session.id, arithmetic_agent(), "What is 6*7?")
     second = run(admin, session.id, arithmetic_agent(), "And 2*3?")  # an admin may continue anyone's session
-    local = store.create_session()
+    local = store.sessions.create()
     third = run(store, local.id, arithmetic_agent(), "What is 1+1?")
-    assert alice.run_starters(session.id) == {
+    assert alice.log.run_starters(session.id) == {
         first[0].run_id: "alice@example.com",
         second[0].run_id: "admin@example.com",
     }
-    assert store.run_starters(local.id) == {third[0].run_id: "local"}
+    assert store.log.run_starters(local.id) == {third[0].run_id: "local"}
 
 
 def test_data_without_an_owner_is_for_admins_who_may_claim_it(store: SessionStore) -> None:
-    old = store.create_session(title="made before sign-in")  # the local admin records no owner
+    old = store.sessions.create(title="made before sign-in")  # the local admin records no owner
     alice, admin = store.acting_as(ALICE), store.acting_as(ADMIN)
-    assert old.owner is None and alice.list_sessions() == []
-    assert [s.id for s in admin.list_sessions(unowned=True)] == [old.id]
+    assert old.owner is None and alice.sessions.list() == []
+    assert [s.id for s in admin.sessions.list(unowned=True)] == [old.id]
     with pytest.raises(NotYours):
-        alice.claim_session(old.id)
-    assert admin.claim_session(old.id).owner == "sub-admin"
-    assert admin.list_sessions(unowned=True) == []
+        alice.sessions.claim(old.id)
+    assert admin.sessions.claim(old.id).owner == "sub-admin"
+    assert admin.sessions.list(unowned=True) == []
     with pytest.raises(ValueError, match="already has an owner"):
-        admin.claim_session(old.id)
+        admin.sessions.claim(old.id)
 
 
 def test_memories_belong_to_their_owner(store: SessionStore) -> None:
@@ -139,14 +139,14 @@ def test_memories_belong_to_their_owner(store: SessionStore) -> None:
 
 
 def test_a_read_only_viewer_cannot_write_anything(store: SessionStore) -> None:
-    session = store.acting_as(ALICE).create_session()
+    session = store.acting_as(ALICE).sessions.create()
     viewer = store.acting_as(Actor.viewer(session.id))
     for call in (
-        lambda: viewer.create_session(),
-        lambda: viewer.rename_session(session.id, "x"),
-        lambda: viewer.delete_session(session.id),
-        lambda: viewer.save_snapshot(session.id),
-        lambda: viewer.append(session.id, []),
+        lambda: viewer.sessions.create(),
+        lambda: viewer.sessions.rename(session.id, "x"),
+        lambda: viewer.sessions.delete(session.id),
+        lambda: viewer.snapshots.save(session.id),
+        lambda: viewer.log.append(session.id, []),
         lambda: export_session(viewer, session.id),
         lambda: MemoryStore(store.engine, actor=viewer.actor),
     ):

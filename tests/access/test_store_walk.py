@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import inspect
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, is_dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -70,45 +70,45 @@ class Probe:
 
 def _dump(s: SessionStore, w: World) -> Any:
     """A session file's content that Bob was handed (of the shared session: nothing private in it)."""
-    return SessionStore.open(w.url).acting_as(ALICE).dump_session(w.shared)
+    return SessionStore.open(w.url).acting_as(ALICE).dumps.read(w.shared)
 
 
 PROBES: dict[str, Probe] = {
-    "acting_as": Probe(lambda s, w: s.acting_as(s.actor).list_sessions(), "clean", "clean", "clean"),
-    "add_dump": Probe(lambda s, w: s.add_dump(_dump(s, w)), "clean"),  # Bob's own copy of what he was given
-    "adopt_owner": Probe(lambda s, w: s.adopt_owner(ALICE.owner.split("#")[1])),
-    "append": Probe(lambda s, w: s.append(w.target, [STRANGER_RUN])),
-    "claim_run": Probe(lambda s, w: s.claim_run(w.target, "run_claimed")),
-    "claim_session": Probe(lambda s, w: s.claim_session(w.target)),
+    "acting_as": Probe(lambda s, w: s.acting_as(s.actor).sessions.list(), "clean", "clean", "clean"),
     "close": Probe(lambda s, w: SessionStore.open(w.url).acting_as(s.actor).close(), "clean", "clean", "clean"),
-    "create_session": Probe(lambda s, w: s.create_session(title="mine"), "clean"),
-    "create_share_link": Probe(lambda s, w: s.create_share_link(w.target, allow_anonymous=True)),
-    "delete_session": Probe(lambda s, w: s.delete_session(w.target)),
-    "delete_snapshot": Probe(lambda s, w: s.delete_snapshot(w.snapshot)),
-    "dump_session": Probe(lambda s, w: s.dump_session(w.target)),
-    "events": Probe(lambda s, w: s.events(w.target), viewer_shared="clean"),
-    "events_after": Probe(lambda s, w: s.events_after(w.target, 0), viewer_shared="clean"),
-    "fork_snapshot": Probe(lambda s, w: s.fork_snapshot(w.snapshot)),
-    "get_session": Probe(lambda s, w: s.get_session(w.target), viewer_shared="clean"),
-    "get_snapshot": Probe(lambda s, w: s.get_snapshot(w.snapshot), viewer_shared="clean"),
-    "interrupted_run": Probe(lambda s, w: s.interrupted_run(w.target), viewer_shared="clean"),
-    "list_sessions": Probe(lambda s, w: s.list_sessions(), "clean", "clean", "clean"),
-    "list_share_links": Probe(lambda s, w: s.list_share_links(w.target)),
-    "list_snapshots": Probe(lambda s, w: s.list_snapshots(w.target), viewer_shared="clean"),
-    "live_run_owner": Probe(lambda s, w: s.live_run_owner(w.target), viewer_shared="clean"),
-    "open": Probe(lambda s, w: SessionStore.open(w.url).acting_as(s.actor).list_sessions(), "clean", "clean", "clean"),
-    "open_run": Probe(lambda s, w: s.open_run("run_opened", SessionConfig(), title="mine"), "clean"),
-    "open_share_link": Probe(lambda s, w: s.open_share_link("x" * 43), "refused", "refused", "refused"),
-    "rename_session": Probe(lambda s, w: s.rename_session(w.target, "taken")),
-    "request_cancel": Probe(lambda s, w: s.request_cancel(w.target, w.run_id)),
-    "revoke_share_link": Probe(lambda s, w: s.revoke_share_link(w.link_id)),
-    "run_starters": Probe(lambda s, w: s.run_starters(w.target), viewer_shared="clean"),
-    "save_snapshot": Probe(lambda s, w: s.save_snapshot(w.target, "taken")),
-    "snapshot_events": Probe(lambda s, w: s.snapshot_events(w.snapshot), viewer_shared="clean"),
-    "stored_events": Probe(lambda s, w: s.stored_events(w.target), viewer_shared="clean"),
-    "update_config": Probe(lambda s, w: s.update_config(w.target, s.get_session(w.target).config)),
+    "dumps.add": Probe(lambda s, w: s.dumps.add(_dump(s, w)), "clean"),  # Bob's own copy of what he was given
+    "dumps.read": Probe(lambda s, w: s.dumps.read(w.target)),
+    "log.append": Probe(lambda s, w: s.log.append(w.target, [STRANGER_RUN])),
+    "log.events": Probe(lambda s, w: s.log.events(w.target), viewer_shared="clean"),
+    "log.run_starters": Probe(lambda s, w: s.log.run_starters(w.target), viewer_shared="clean"),
+    "log.stored_events": Probe(lambda s, w: s.log.stored_events(w.target), viewer_shared="clean"),
+    "open": Probe(lambda s, w: SessionStore.open(w.url).acting_as(s.actor).sessions.list(), "clean", "clean", "clean"),
+    "runs.claim": Probe(lambda s, w: s.runs.claim(w.target, "run_claimed")),
+    "runs.events_after": Probe(lambda s, w: s.runs.events_after(w.target, 0), viewer_shared="clean"),
+    "runs.interrupted": Probe(lambda s, w: s.runs.interrupted(w.target), viewer_shared="clean"),
+    "runs.live_owner": Probe(lambda s, w: s.runs.live_owner(w.target), viewer_shared="clean"),
+    "runs.open": Probe(lambda s, w: s.runs.open("run_opened", SessionConfig(), title="mine"), "clean"),
+    "runs.request_cancel": Probe(lambda s, w: s.runs.request_cancel(w.target, w.run_id)),
+    "sessions.adopt_owner": Probe(lambda s, w: s.sessions.adopt_owner(ALICE.owner.split("#")[1])),
+    "sessions.claim": Probe(lambda s, w: s.sessions.claim(w.target)),
+    "sessions.create": Probe(lambda s, w: s.sessions.create(title="mine"), "clean"),
+    "sessions.delete": Probe(lambda s, w: s.sessions.delete(w.target)),
+    "sessions.get": Probe(lambda s, w: s.sessions.get(w.target), viewer_shared="clean"),
+    "sessions.list": Probe(lambda s, w: s.sessions.list(), "clean", "clean", "clean"),
+    "sessions.rename": Probe(lambda s, w: s.sessions.rename(w.target, "taken")),
+    "sessions.update_config": Probe(lambda s, w: s.sessions.update_config(w.target, s.sessions.get(w.target).config)),
+    "shares.create": Probe(lambda s, w: s.shares.create(w.target, allow_anonymous=True)),
+    "shares.list": Probe(lambda s, w: s.shares.list(w.target)),
+    "shares.open": Probe(lambda s, w: s.shares.open("x" * 43), "refused", "refused", "refused"),
+    "shares.revoke": Probe(lambda s, w: s.shares.revoke(w.link_id)),
+    "snapshots.delete": Probe(lambda s, w: s.snapshots.delete(w.snapshot)),
+    "snapshots.events": Probe(lambda s, w: s.snapshots.events(w.snapshot), viewer_shared="clean"),
+    "snapshots.fork": Probe(lambda s, w: s.snapshots.fork(w.snapshot)),
+    "snapshots.get": Probe(lambda s, w: s.snapshots.get(w.snapshot), viewer_shared="clean"),
+    "snapshots.list": Probe(lambda s, w: s.snapshots.list(w.target), viewer_shared="clean"),
+    "snapshots.save": Probe(lambda s, w: s.snapshots.save(w.target, "taken")),
 }
-"""One probe per public SessionStore method (the walk below refuses to run with one missing)."""
+"""One probe per public SessionStore method, a part's as ``part.method`` (the walk refuses to run with one missing)."""
 
 MEMORY_PROBES: dict[str, Probe] = {
     "add": Probe(lambda m, w: m.add("Bob likes tea", scope="user"), "clean"),
@@ -128,13 +128,24 @@ MEMORY_PROBES: dict[str, Probe] = {
 
 
 def public_methods(cls: type) -> set[str]:
-    """The public callables of a class, inherited ones included (so a new mixin's methods are found too)."""
+    """The public callables of a class, inherited ones included."""
     return {name for name, _ in inspect.getmembers(cls, callable) if not name.startswith("_")}
 
 
+def store_methods(store: SessionStore) -> set[str]:
+    """The store's own public callables and each part's as ``part.method`` (so a new part's methods are found too)."""
+    parts = {name: part for name, part in vars(store).items() if is_dataclass(part) and name != "access"}
+    inner = {f"{name}.{method}" for name, part in parts.items() for method in public_methods(type(part))}
+    return public_methods(SessionStore) | inner
+
+
 def test_every_public_method_has_a_probe() -> None:
-    assert sorted(public_methods(SessionStore) - set(PROBES)) == [], "give each new store method a probe"
-    assert sorted(set(PROBES) - public_methods(SessionStore)) == []
+    store = SessionStore.open("sqlite://")
+    try:
+        assert sorted(store_methods(store) - set(PROBES)) == [], "give each new store method a probe"
+        assert sorted(set(PROBES) - store_methods(store)) == []
+    finally:
+        store.close()
     assert sorted(public_methods(MemoryStore) ^ set(MEMORY_PROBES)) == []
 
 
@@ -142,11 +153,11 @@ def test_every_public_method_has_a_probe() -> None:
 def world(file_db_url: str) -> Iterator[tuple[SessionStore, World, str]]:
     store = SessionStore.open(file_db_url)
     alice = store.acting_as(ALICE)
-    private = alice.create_session(title=f"Plan {MARK}")
+    private = alice.sessions.create(title=f"Plan {MARK}")
     run(alice, private.id, arithmetic_agent(), f"What is 6*7? {MARK}")
-    shared = alice.create_session(title="Shared demo")
+    shared = alice.sessions.create(title="Shared demo")
     run(alice, shared.id, arithmetic_agent(), "What is 2*3?")
-    token, _ = alice.create_share_link(shared.id, allow_anonymous=True)
+    token, _ = alice.shares.create(shared.id, allow_anonymous=True)
     memory = MemoryStore(store.engine, actor=ALICE).add(f"Alice's door code is {MARK}", scope="user")
     made = World(file_db_url, private.id, "", "", "run_live", memory.id, token, shared.id)
     yield store, made, shared.id
@@ -155,9 +166,9 @@ def world(file_db_url: str) -> Iterator[tuple[SessionStore, World, str]]:
 
 def alice_state(store: SessionStore, w: World, shared: str) -> Any:
     alice = store.acting_as(ALICE)
-    sessions = {s.id: (s.title, s.owner, len(alice.events(s.id))) for s in alice.list_sessions()}
-    links = {sid: [(k.id, k.active) for k in alice.list_share_links(sid)] for sid in sessions}
-    snapshots = {sid: [x.name for x in alice.list_snapshots(sid)] for sid in sessions}
+    sessions = {s.id: (s.title, s.owner, len(alice.log.events(s.id))) for s in alice.sessions.list()}
+    links = {sid: [(k.id, k.active) for k in alice.shares.list(sid)] for sid in sessions}
+    snapshots = {sid: [x.name for x in alice.snapshots.list(sid)] for sid in sessions}
     owner = RunOwners(store.engine).get(w.target)
     memories = [m.text for m in MemoryStore(store.engine, actor=ALICE).list("user")]
     return sessions, links, snapshots, owner and owner.run_id, memories
@@ -188,9 +199,9 @@ def walk(probes: dict[str, Probe], store: Any, w: World, role: str) -> list[str]
 def aim(store: SessionStore, w: World, session_id: str) -> World:
     """The world aimed at ``session_id``: a snapshot of it, a share link of it, a live run in it."""
     alice = store.acting_as(ALICE)
-    snapshot = alice.save_snapshot(session_id, f"snap-{len(alice.list_snapshots(session_id))}")
-    _, link = alice.create_share_link(session_id)
-    alice.claim_run(session_id, "run_live")  # a run in progress there (owned by this process)
+    snapshot = alice.snapshots.save(session_id, f"snap-{len(alice.snapshots.list(session_id))}")
+    _, link = alice.shares.create(session_id)
+    alice.runs.claim(session_id, "run_live")  # a run in progress there (owned by this process)
     return World(w.url, session_id, snapshot.id, link.id, "run_live", w.memory_id, w.token, w.shared)
 
 
@@ -211,7 +222,7 @@ def test_a_share_link_viewer_reads_its_session_and_changes_nothing(
     store, w, shared = world
     w = aim(store, w, shared if aimed_at == "viewer_shared" else w.target)
     before = alice_state(store, w, shared)
-    viewer = store.acting_as(store.open_share_link(w.token).actor())
+    viewer = store.acting_as(store.shares.open(w.token).actor())
     assert walk(PROBES, viewer, w, aimed_at) == []
     with pytest.raises(ReadOnly):
         MemoryStore(store.engine, actor=viewer.actor)
@@ -229,14 +240,14 @@ def test_no_run_is_claimed_or_followed_around_the_acting_user(
     claims: list[str] = []
     real_claim = RunOwners.claim
     monkeypatch.setattr(RunOwners, "claim", lambda self, sid, rid: claims.append(sid) or real_claim(self, sid, rid))
-    viewer = store.acting_as(store.open_share_link(w.token).actor())
+    viewer = store.acting_as(store.shares.open(w.token).actor())
     for who, session_id in ((viewer, shared), (store.acting_as(BOB), w.target), (store.acting_as(BOB), shared)):
         with pytest.raises(REFUSALS):
             list(run_in_session(who, session_id, arithmetic_agent(), "What is 1+1?"))
         with pytest.raises(REFUSALS):
             list(resume_run(who, session_id, arithmetic_agent()))
     assert claims == []
-    owner = store.acting_as(ALICE).claim_run(w.target, "run_live")
+    owner = store.acting_as(ALICE).runs.claim(w.target, "run_live")
     with pytest.raises(SessionNotFound):
         FollowedRun(store.acting_as(BOB), w.target, owner)
     followed = FollowedRun(store.acting_as(ALICE), w.target, owner)
@@ -246,7 +257,7 @@ def test_no_run_is_claimed_or_followed_around_the_acting_user(
 
 def test_nothing_above_the_store_reaches_run_owners_around_the_acting_user() -> None:
     """Outside ``agent_core/store`` only ``session_runs.recorded_run``/``resume_run``/``run_in_new_session`` hold a
-    RunOwners, to heartbeat a claim that ``store.claim_run`` (``open_run``) checked (a fork's branch is recorded
+    RunOwners, to heartbeat a claim that ``store.runs.claim`` (``runs.open``) checked (a fork's branch is recorded
     through ``recorded_run``); nobody tails the event table directly."""
     root = Path(__file__).resolve().parents[2]
     found = []

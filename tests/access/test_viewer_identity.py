@@ -47,7 +47,7 @@ def shared(store: SessionStore) -> tuple[str, str]:
     """Alice's session with two runs she started, and an anonymous share link of it: (session id, token)."""
     session_id = owned_session(store, ALICE, "What is 6*7?")
     run(store.acting_as(ALICE), session_id, arithmetic_agent(), "What is 2*3?")
-    token, _ = store.acting_as(ALICE).create_share_link(session_id, allow_anonymous=True)
+    token, _ = store.acting_as(ALICE).shares.create(session_id, allow_anonymous=True)
     return session_id, token
 
 
@@ -101,8 +101,8 @@ def test_the_owner_still_sees_who_started_each_run(monkeypatch: pytest.MonkeyPat
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_no_file_a_viewer_downloads_names_the_owner(store: SessionStore, shared: tuple[str, str], fmt: str) -> None:
     session_id, token = shared
-    viewer = store.acting_as(store.open_share_link(token).actor())
-    text = exporter(viewer, viewer.get_session(session_id), fmt, PriceTable(), content=True)()  # type: ignore[arg-type]
+    viewer = store.acting_as(store.shares.open(token).actor())
+    text = exporter(viewer, viewer.sessions.get(session_id), fmt, PriceTable(), content=True)()  # type: ignore[arg-type]
     assert "6*7" in text and named(text) == []
-    owner_text = exporter(store.acting_as(ALICE), store.get_session(session_id), fmt, PriceTable())()  # type: ignore[arg-type]
+    owner_text = exporter(store.acting_as(ALICE), store.sessions.get(session_id), fmt, PriceTable())()  # type: ignore[arg-type]
     assert "alice@example.com" in owner_text  # the same export, made by the owner, says who

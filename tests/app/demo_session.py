@@ -60,7 +60,7 @@ def _malformed_native() -> Agent:
 
 def record_demo(store: SessionStore) -> str:
     """Record the demo session; returns its id."""
-    session = store.create_session()
+    session = store.sessions.create()
     runs: list[tuple[str, Agent, CancelToken | None]] = [
         (TWO_TOOLS, _scripted(TWO_TOOLS_REPLIES), None),
         (FAILING_TOOL[0], _scripted(FAILING_TOOL[1]), None),

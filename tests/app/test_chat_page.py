@@ -93,19 +93,19 @@ def test_save_snapshot_and_fork_it_from_the_sessions_page(fake_llm: FakeOpenAISe
     at = ask(open_app(), "What is 6 * 7?")
     at.text_input(key="snapshot_name").set_value("after the first answer")
     at.button(key="snapshot_save").click().run()
-    (session,) = store.list_sessions()
-    assert [s.name for s in store.list_snapshots(session.id)] == ["after the first answer"]
+    (session,) = store.sessions.list()
+    assert [s.name for s in store.snapshots.list(session.id)] == ["after the first answer"]
     sessions_page = at.switch_page("pages/sessions.py").run()
     assert "after the first answer" in texts(sessions_page)
     fork = next(b for b in sessions_page.button if b.key and b.key.startswith("fork_"))
     fork.click().run()
-    assert len(store.list_sessions()) == 2
+    assert len(store.sessions.list()) == 2
 
 
 def test_an_imported_session_opens_with_its_conversation(fake_llm: FakeOpenAIServer, store: SessionStore) -> None:
     # AppTest cannot drive st.file_uploader; the browser test uploads through the real widget.
     ask(open_app(), "What is 6 * 7?")
-    (session,) = store.list_sessions()
+    (session,) = store.sessions.list()
     imported = import_session(store, export_session(store, session.id))
     fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)
     fresh.query_params["session"] = imported.id
@@ -133,7 +133,7 @@ def test_unknown_session_in_the_url_starts_a_new_chat() -> None:
 
 def test_downloaded_file_is_valid_json(fake_llm: FakeOpenAIServer, store: SessionStore) -> None:
     ask(open_app(), "What is 6 * 7?")
-    (session,) = store.list_sessions()
+    (session,) = store.sessions.list()
     document = json.loads(export_session(store, session.id))
     assert document["format"] and document["version"]
 
@@ -189,14 +189,14 @@ def test_an_interrupted_run_is_offered_for_resume_and_completes(
     from agent_core.testing import ScriptedModel
     from tests.core.helpers import react
 
-    session = store.create_session()
+    session = store.sessions.create()
     model = ScriptedModel([react("First I multiply 17 by 23.", "calculator", expression="17 * 23")])
     events = []
     for event in Agent(model).run(TWO_TOOLS):
         events.append(event)
         if isinstance(event, ToolFinished):
             break  # the process "died" after step 1
-    store.append(session.id, [e for e in events if e.type != "model_delta"])
+    store.log.append(session.id, [e for e in events if e.type != "model_delta"])
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["session"] = session.id
     at.run()
@@ -205,7 +205,7 @@ def test_an_interrupted_run_is_offered_for_resume_and_completes(
     page = texts(at)
     assert TWO_TOOLS_ANSWER in page
     assert "Resumed here after an interruption" in page
-    assert store.interrupted_run(session.id) is None
+    assert store.runs.interrupted(session.id) is None
 
 
 def test_the_open_session_survives_navigating_to_another_page_and_back(fake_llm: FakeOpenAIServer) -> None:

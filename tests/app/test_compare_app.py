@@ -33,7 +33,7 @@ def open_compare(left: str, right: str | None = None) -> AppTest:
 
 
 def first_turn(store: SessionStore, session_id: str) -> str:
-    return f"{session_id}:{Transcript.from_events(store.events(session_id)).turns[0].run_id}"
+    return f"{session_id}:{Transcript.from_events(store.log.events(session_id)).turns[0].run_id}"
 
 
 def test_two_examples_side_by_side_with_their_differences(store: SessionStore) -> None:
@@ -53,13 +53,13 @@ def test_two_examples_side_by_side_with_their_differences(store: SessionStore) -
 
 
 def test_run_again_with_the_other_protocol_forks_and_compares(fake_llm: FakeOpenAIServer, store: SessionStore) -> None:
-    session = store.create_session()
+    session = store.sessions.create()
     list(
         run_in_session(
             store, session.id, Agent(ScriptedModel(TWO_TOOLS_REPLIES, name="gpt-4o-mini"), builtin_tools()), TWO_TOOLS
         )
     )
-    before = store.events(session.id)
+    before = store.log.events(session.id)
     at = open_compare(first_turn(store, session.id))
     assert at.radio(key="rerun_protocol").value == "tools"
     assert at.radio(key="rerun_protocol").options == ["ReAct text", "Native tools", "JSON schema"]
@@ -67,8 +67,8 @@ def test_run_again_with_the_other_protocol_forks_and_compares(fake_llm: FakeOpen
     at.run()
     assert not at.exception, at.exception
     fork_id, _, run_id = at.query_params["right"].partition(":")
-    assert fork_id != session.id and store.events(session.id) == before
-    assert store.get_session(fork_id).parent_id == session.id
+    assert fork_id != session.id and store.log.events(session.id) == before
+    assert store.sessions.get(fork_id).parent_id == session.id
     assert at.selectbox(key="compare_right_session").value == fork_id  # the picker follows the rerun
     rows = {r["metric"]: r for r in at.table[0].value.to_dict("records")}
     assert (rows["protocol"]["left"], rows["protocol"]["right"], rows["protocol"][""]) == (
@@ -79,16 +79,16 @@ def test_run_again_with_the_other_protocol_forks_and_compares(fake_llm: FakeOpen
     texts = [x.value for x in at.text]
     assert texts.count("calculator") >= 2 and texts.count('{"expression":"17 * 23"}') >= 2  # left keeps its calls
     assert rows["steps"]["right"] == "3" and rows["status"]["right"] == "completed"
-    assert Transcript.from_events(store.events(fork_id)).turns[0].run_id == run_id
+    assert Transcript.from_events(store.log.events(fork_id)).turns[0].run_id == run_id
 
 
 def test_hostile_tool_names_and_titles_stay_plain_text(store: SessionStore) -> None:
     hostile = "![x](http://evil.example/x.png)"
-    session = store.create_session(title=f"[t]({hostile}) **title**")
+    session = store.sessions.create(title=f"[t]({hostile}) **title**")
     replies = [Reply.call(hostile), "ok"]
     agent = Agent(ScriptedModel(replies), builtin_tools(), protocol="tools")
     list(run_in_session(store, session.id, agent, "q"))
-    assert Transcript.from_events(store.events(session.id)).turns[0].steps[0].actions[0].tool == hostile
+    assert Transcript.from_events(store.log.events(session.id)).turns[0].steps[0].actions[0].tool == hostile
     other = open_example(store, "dates")
     at = open_compare(first_turn(store, session.id), first_turn(store, other.id))
     shown = [m.value for m in at.markdown if "evil" in m.value]
@@ -97,11 +97,11 @@ def test_hostile_tool_names_and_titles_stay_plain_text(store: SessionStore) -> N
 
 def test_opened_with_one_turn_the_other_side_is_a_different_run() -> None:
     store = SessionStore.open()
-    session = store.create_session()
+    session = store.sessions.create()
     agent = Agent(ScriptedModel([answer("a", "81"), answer("b", "refused")]), builtin_tools())
     list(run_in_session(store, session.id, agent, "9*9?"))
     list(run_in_session(store, session.id, agent, "9*9 again?"))
-    first, second = Transcript.from_events(store.events(session.id)).turns
+    first, second = Transcript.from_events(store.log.events(session.id)).turns
     at = open_compare(f"{session.id}:{second.run_id}")
     assert at.query_params["right"] == f"{session.id}:{first.run_id}"
     badges = [m.value for m in at.markdown if "changed" in m.value]

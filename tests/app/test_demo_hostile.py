@@ -17,7 +17,7 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def first_turn(store: SessionStore, session_id: str) -> str:
-    return f"{session_id}:{Transcript.from_events(store.events(session_id)).turns[0].run_id}"
+    return f"{session_id}:{Transcript.from_events(store.log.events(session_id)).turns[0].run_id}"
 
 
 def demo_pages(session_id: str, turn: str) -> list[AppTest]:
@@ -45,7 +45,7 @@ def test_hostile_sessions_never_fetch_on_present_and_compare(store: SessionStore
 
 
 def test_a_hostile_example_name_is_plain_in_the_banner_and_the_list(store: SessionStore) -> None:
-    session = store.create_session(SessionConfig(settings={EXAMPLE_KEY: IMAGE}), title=f"Example {IMAGE}")
+    session = store.sessions.create(SessionConfig(settings={EXAMPLE_KEY: IMAGE}), title=f"Example {IMAGE}")
     at = AppTest.from_file(APP, default_timeout=30)
     at.query_params["session"] = session.id
     at.run()
@@ -63,5 +63,5 @@ def test_a_session_at_every_import_limit_presents_compares_and_reports(store: Se
     info = import_session(store, extreme_document())
     for at in demo_pages(info.id, first_turn(store, info.id)):
         assert not at.exception, at.exception
-    page = to_html(store.events(info.id), title=info.title)
+    page = to_html(store.log.events(info.id), title=info.title)
     assert page.startswith("<!DOCTYPE html>") and "<img" not in page

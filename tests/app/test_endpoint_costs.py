@@ -28,7 +28,7 @@ TIMEOUT = 30
 
 def record(store: SessionStore, *runs: tuple[str, str]) -> str:
     """A session with one finished run per (model, endpoint)."""
-    session = store.create_session()
+    session = store.sessions.create()
     for model, endpoint in runs:
         agent = Agent(hosted(model, endpoint), tools=builtin_tools())
         list(run_in_session(store, session.id, agent, f"What is 2 + 2 ({model})?"))
@@ -62,14 +62,14 @@ def traces_session(session_id: str) -> tuple[str, list[float]]:
 @pytest.mark.usefixtures("fake_llm")
 def test_the_sidebar_total_is_the_sum_of_the_runs_on_the_traces_page_and_in_the_export(store: SessionStore) -> None:
     session_id = record(store, ("gpt-4o-mini", OPENAI), ("deepseek-chat", DEEPSEEK), ("glm-4.5-air", ZHIPU))
-    metrics = session_metrics(store.events(session_id))
+    metrics = session_metrics(store.log.events(session_id))
     runs = [r.cost for r in metrics.runs]
     assert None not in runs and metrics.cost == pytest.approx(sum(c for c in runs if c is not None))
     shown = format_cost(metrics.cost)
     cost, per_run = traces_session(session_id)
     assert per_run == pytest.approx(runs)
     assert sidebar_total(session_id) == cost == shown
-    report = export_trace(store.events(session_id), "md")
+    report = export_trace(store.log.events(session_id), "md")
     assert report.split("\n")[2].split(" · ")[3] == shown  # the report's session summary line
     overview = [row.split(" | ")[5] for row in re.findall(r"^\| \d+ \| .+$", report, re.MULTILINE)]
     assert overview == [format_cost(c) for c in runs]
@@ -95,7 +95,7 @@ def test_a_malformed_price_override_is_said_once_and_the_catalogue_prices_the_ru
     store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     session_id = record(store, ("gpt-4o-mini", OPENAI))
-    expected = format_cost(session_metrics(store.events(session_id)).cost)
+    expected = format_cost(session_metrics(store.log.events(session_id)).cost)
     monkeypatch.setenv("SPARROW_PRICES", '{"gpt-4o-mini": [1]}')
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["session"] = session_id

@@ -38,7 +38,7 @@ def test_the_no_key_chat_page_offers_every_example() -> None:
 def test_opening_an_example_shows_its_chat_trace_and_banner_without_a_model(store: SessionStore) -> None:
     at = open_example_from_chat("recovery")
     session_id = at.query_params["session"]
-    assert example_name(store.get_session(session_id)) == "recovery"
+    assert example_name(store.sessions.get(session_id)) == "recovery"
     assert any(BANNER in i.value for i in at.info)
     page = "\n".join(m.value for m in at.markdown)
     assert "√366 ≈ **19.13**" in page
@@ -61,4 +61,4 @@ def test_the_sessions_page_lists_examples_apart(store: SessionStore) -> None:
     assert offered == [f"more_example_{e.name}" for e in EXAMPLES if e.name != "dates"]
     at.button(key="more_example_parallel").click()
     run(at)
-    assert example_name(store.get_session(at.query_params["session"])) == "parallel"
+    assert example_name(store.sessions.get(at.query_params["session"])) == "parallel"

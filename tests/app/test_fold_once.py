@@ -38,25 +38,25 @@ def folded(monkeypatch: pytest.MonkeyPatch) -> list[Event]:
 
 
 def test_the_session_view_folds_only_what_was_stored_since(store: SessionStore, folded: list[Event]) -> None:
-    session = store.create_session()
-    store.append(session.id, calculator_run("r1"))
+    session = store.sessions.create()
+    store.log.append(session.id, calculator_run("r1"))
     view = session_view(store, session.id)
     assert len(folded) == len(calculator_run())
     assert session_view(store, session.id) is view and len(folded) == len(calculator_run())  # nothing new: no fold
-    store.rename_session(session.id, "Renamed")
+    store.sessions.rename(session.id, "Renamed")
     assert session_view(store, session.id).info.title == "Renamed" and len(folded) == len(calculator_run())
-    store.append(session.id, failed_run("r2"))
+    store.log.append(session.id, failed_run("r2"))
     view = session_view(store, session.id)
     assert folded[len(calculator_run()) :] == failed_run("r2")  # the new run's events, once each
-    stored = store.events(session.id)
+    stored = store.log.events(session.id)
     assert view.events == stored and shape(view.transcript) == shape(Transcript.from_events(stored))
     assert view.metrics == session_metrics(stored, prices=prices())
     assert view.run_metrics == {m.run_id: m for m in view.metrics.runs}
     finished = [turn for turn in view.transcript.turns if turn.run_id != "r2"]  # the sidebar's, while r2 is live
     assert view.totals(finished) == runs_metrics(finished, prices=prices())
     assert view.totals(finished) is view.totals(finished) and view.metrics is view.metrics  # summed once
-    other = store.create_session()
-    store.append(other.id, calculator_run("o1"))
+    other = store.sessions.create()
+    store.log.append(other.id, calculator_run("o1"))
     session_view(store, other.id)  # Compare shows two sessions: going back and forth folds neither again
     before = len(folded)
     assert session_view(store, session.id) is view and session_view(store, other.id) and len(folded) == before
@@ -73,8 +73,8 @@ def _stream(events: list[Event], gate: list[int]) -> Iterator[Event]:
 def test_a_live_turn_is_the_stored_turns_with_its_run_folded_event_by_event(
     store: SessionStore, folded: list[Event]
 ) -> None:
-    session = store.create_session()
-    store.append(session.id, calculator_run("r1"))
+    session = store.sessions.create()
+    store.log.append(session.id, calculator_run("r1"))
     live_events = [e for e in POOL if e.run_id == "live"]
     gate = [len(live_events) // 2]
     recorded = record_events(store, session.id, _stream(live_events, gate))
@@ -100,9 +100,9 @@ def test_a_live_turn_is_the_stored_turns_with_its_run_folded_event_by_event(
 def test_a_redraw_of_a_live_turn_folds_only_its_new_events(
     store: SessionStore, fake_llm: FakeOpenAIServer, folded: list[Event]
 ) -> None:
-    session = store.create_session()
+    session = store.sessions.create()
     for n in range(20):
-        store.append(session.id, calculator_run(f"r{n}"))
+        store.log.append(session.id, calculator_run(f"r{n}"))
     app = AppTest.from_file(APP, default_timeout=TIMEOUT)
     app.query_params["session"] = session.id
     app.run()
@@ -110,11 +110,11 @@ def test_a_redraw_of_a_live_turn_folds_only_its_new_events(
     approve = next(b for b in app.button if b.key and b.key.startswith("approve_"))
     run = live_runs().get(session.id)
     assert run is not None
-    seen_before, stored_before, before = len(run.events), store.get_session(session.id).last_seq, len(folded)
+    seen_before, stored_before, before = len(run.events), store.sessions.get(session.id).last_seq, len(folded)
     approve.click().run()
     assert not app.exception and "The fetch tool said" in "\n".join(m.value for m in app.markdown)
     gained = len(run.events) - seen_before
-    stored = store.get_session(session.id).last_seq - stored_before
+    stored = store.sessions.get(session.id).last_seq - stored_before
     assert gained > 5
     # each new event folded into the live turn once and, once stored, into the session view once; nothing else
     assert len(folded) - before == gained + stored

@@ -67,7 +67,7 @@ def assert_no_fetch(at: AppTest) -> None:
 
 def hostile_session(store: SessionStore) -> str:
     """A session whose question, thought, tool call, tool error, answer and title all carry images."""
-    session = store.create_session(title=f"Imported {IMAGE}")
+    session = store.sessions.create(title=f"Imported {IMAGE}")
     replies = [
         f'Thought: {IMAGE}\nAction: calculator\nAction Input: {{"expression": "{IMAGE}"}}',
         f"Thought: {REF_IMAGE}\nFinal Answer: {HOSTILE_TEXT}",

@@ -55,9 +55,9 @@ def shown(at: AppTest) -> dict[str, object]:
 
 def recorded(store: SessionStore) -> tuple[dict[str, object], dict[str, object]]:
     """The settings of the one run in the store, as RunStarted and as the session's config hold them."""
-    (session,) = store.list_sessions()
-    (started,) = [e for e in store.events(session.id) if isinstance(e, RunStarted)]
-    return started.settings, store.get_session(session.id).config.settings
+    (session,) = store.sessions.list()
+    (started,) = [e for e in store.log.events(session.id) if isinstance(e, RunStarted)]
+    return started.settings, store.sessions.get(session.id).config.settings
 
 
 def test_what_the_sidebar_sets_is_what_the_run_records(fake_llm: FakeOpenAIServer, store: SessionStore) -> None:
@@ -98,8 +98,8 @@ def test_no_limit_is_none_in_the_sidebar_the_file_the_event_and_the_config(
     at.chat_input(key="question").set_value("What is 6 * 7?").run()
     in_event, in_config = recorded(store)
     assert in_event["max_tools"] is None and in_config["max_tools"] is None
-    (session,) = store.list_sessions()
-    events = store.events(session.id)
+    (session,) = store.sessions.list()
+    events = store.log.events(session.id)
     every = {spec["function"]["name"] for e in events if isinstance(e, RunStarted) for spec in e.tools}
     offered = [set(e.offered_tools) for e in events if isinstance(e, StepStarted)]
     assert len(every) > 2 and offered and all(step == every for step in offered)  # each step offered every tool

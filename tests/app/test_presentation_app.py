@@ -36,7 +36,7 @@ def shared_link(session_id: str) -> AppTest:
 def test_a_shared_link_opens_presentation_mode_and_the_buttons_step(store: SessionStore) -> None:
     session = open_example(store, "dates")
     at = shared_link(session.id)
-    frames = len(replay.frames(replay.replay_events(store.events(session.id))))
+    frames = len(replay.frames(replay.replay_events(store.log.events(session.id))))
     assert f"**{plain(example('dates').title)}**" in [m.value for m in at.markdown]
     assert progress(at).startswith(f"1 of {frames} · ")
     keys = {b.key: b for b in at.button}

@@ -17,7 +17,7 @@ from tests.core.helpers import answer
 def _forty(store: SessionStore) -> list[str]:
     ids = []
     for number in range(40):
-        session = store.create_session()
+        session = store.sessions.create()
         question = "What is 6 * 7?" if number % 13 == 0 else f"Question number {number}"
         agent = Agent(model=ScriptedModel([answer("Easy.", str(number))]), tools=builtin_tools())
         list(run_in_session(store, session.id, agent, question))
@@ -28,7 +28,7 @@ def _forty(store: SessionStore) -> list[str]:
 def test_forty_sessions_filter_page_and_tell_alike_titles_apart() -> None:
     store = SessionStore.open("sqlite://")
     _forty(store)
-    sessions = store.list_sessions()
+    sessions = store.sessions.list()
     digests = session_digests(store.engine, [s.id for s in sessions])
     everything = rows(sessions, digests, Filters())
     assert len(everything) == 40 and page_count(40) == 4 and len(page(everything, 4)) == 40 - 3 * PAGE_SIZE
@@ -47,5 +47,5 @@ def test_forty_sessions_filter_page_and_tell_alike_titles_apart() -> None:
     today = dt.date.today()
     assert len(rows(sessions, digests, Filters(since=today, until=today))) == 40
     assert rows(sessions, digests, Filters(until=today - dt.timedelta(days=1))) == []
-    fresh = store.create_session()
+    fresh = store.sessions.create()
     assert session_digests(store.engine, [fresh.id])[fresh.id].questions == []

@@ -25,12 +25,12 @@ def listed(at: AppTest) -> set[str]:
 
 
 def test_experiment_runs_are_hidden_until_asked_for(store: SessionStore) -> None:
-    store.create_session(title="mine")
+    store.sessions.create(title="mine")
     create_dataset(store, "one", [DatasetItem(id="a", question="What is 1 + 1?", expect={"number": 2})])
     info = create_experiment(store, "one", [RunConfig(name="react", model="rules")])
     ExperimentRunner(store, info.id, model_factory=rule_model).run()
     (unit,) = unit_results(store, info.id)
-    item_title = store.get_session(str(unit.session_id)).title
+    item_title = store.sessions.get(str(unit.session_id)).title
     at = AppTest.from_file(APP, default_timeout=30)
     at.switch_page("pages/sessions.py").run()
     assert not at.exception, at.exception

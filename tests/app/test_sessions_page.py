@@ -14,15 +14,15 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def test_delete_asks_for_confirmation_first(store: SessionStore) -> None:
-    kept = store.create_session().id
+    kept = store.sessions.create().id
     at = AppTest.from_file(APP, default_timeout=30)
     at.switch_page("pages/sessions.py").run()
     assert not at.exception, at.exception
     assert any("cannot be undone" in w.value for w in at.warning)  # inside the Delete popover, before any click
-    assert store.get_session(kept).id == kept  # drawing the page deleted nothing
+    assert store.sessions.get(kept).id == kept  # drawing the page deleted nothing
     at.button(key=f"delete_{kept}").click().run()
     assert [s.value for s in at.success] == ["Session deleted."]
-    assert store.list_sessions() == []
+    assert store.sessions.list() == []
     store.close()
 
 
@@ -40,9 +40,9 @@ def cards(at: AppTest) -> dict[str, list[str]]:
 
 
 def test_an_imported_copy_is_marked_and_the_users_own_session_is_not(store: SessionStore) -> None:
-    mine = store.create_session(title="mine")
+    mine = store.sessions.create(title="mine")
     copy = import_session(store, export_session(store, mine.id))
-    store.rename_session(copy.id, "copy")
+    store.sessions.rename(copy.id, "copy")
     open_example(store, "dates")  # imported too, but listed apart under its own banner: no second mark
     at = AppTest.from_file(APP, default_timeout=30)
     at.switch_page("pages/sessions.py").run()
@@ -50,7 +50,7 @@ def test_an_imported_copy_is_marked_and_the_users_own_session_is_not(store: Sess
     listed = cards(at)
     assert listed["mine"] == ["**mine**"] and listed["copy"] == ["**copy**", BADGE]
     [badge] = [m for m in at.markdown if m.value == BADGE]
-    when = format_timestamp(store.get_session(copy.id).imported_at)
+    when = format_timestamp(store.sessions.get(copy.id).imported_at)
     assert badge.proto.help == f"Imported from a session file on {when}"
     at.segmented_control(key="lang_choice").set_value("zh").run()
     [badge] = [m for m in at.markdown if "badge" in m.value]
@@ -62,7 +62,7 @@ def test_an_imported_copy_is_marked_and_the_users_own_session_is_not(store: Sess
 
 
 def test_the_chat_page_marks_an_open_imported_copy_but_not_an_example(store: SessionStore) -> None:
-    mine = store.create_session(title="mine")
+    mine = store.sessions.create(title="mine")
     copy = import_session(store, export_session(store, mine.id))
     example = open_example(store, "dates")  # imported through the same path: its banner says what it is
     for session_id, marked in ((copy.id, True), (mine.id, False), (example.id, False)):

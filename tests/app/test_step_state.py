@@ -14,6 +14,7 @@ from agent_core.guards.limits import CancelToken
 from agent_core.runtime.live_runs import LiveRun
 from agent_core.store import SessionStore
 from agent_core.store.recorder import record_events
+from agent_core.store.run_claims import Runs
 from agent_core.store.titles import UNTITLED
 from agent_core.testing import ScriptedModel
 from agent_core.tools import builtin_tools
@@ -93,7 +94,7 @@ def test_a_start_that_comes_just_after_the_wait_is_read_with_the_sessions_title(
 
     store = SessionStore.open()
     try:
-        session = store.create_session()
+        session = store.sessions.create()
         view = session_view(store, session.id)
         assert view.info is not None and view.info.title == UNTITLED
         live = LiveRun(session.id, record_events(store, session.id, late_start()), CancelToken(), run_id="run_1")
@@ -110,16 +111,17 @@ def test_a_start_that_comes_just_after_the_wait_is_read_with_the_sessions_title(
 def test_a_run_stored_between_reading_the_session_and_its_events_brings_its_title() -> None:
     """The session is read, then a run's start is stored, then the events are read: the title is the question's."""
 
-    class StartsBetweenReads(SessionStore):
+    store = SessionStore.open()
+
+    class StartsBetweenReads(Runs):
         def events_after(self, session_id: str, after_seq: int) -> list[tuple[int, Event]]:
             if not super().events_after(session_id, after_seq):
-                self.append(session_id, list(_late_start(0))[:1])
+                store.log.append(session_id, list(_late_start(0))[:1])
             return super().events_after(session_id, after_seq)
 
-    store = SessionStore.open()
-    store.__class__ = StartsBetweenReads
+    store.runs = StartsBetweenReads(store.access)
     try:
-        session = store.create_session()
+        session = store.sessions.create()
         view = session_view(store, session.id)
         assert view.transcript.turn("run_1") is not None
         assert view.info is not None and view.info.title == "late?"  # not "New session" beside the question

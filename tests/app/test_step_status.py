@@ -80,7 +80,7 @@ def test_a_malformed_native_call_shows_the_raw_text_the_model_sent(demo: tuple[S
     at = chat_on(session_id, 4)
     assert '{"expression": "2 +' in [c.value for c in at.code]
     assert "{}" not in [c.value for c in at.code]
-    turn = Transcript.from_events(store.events(session_id)).turns[3]
+    turn = Transcript.from_events(store.log.events(session_id)).turns[3]
     assert raw_arguments(turn.steps[0], turn.steps[0].actions[0]) == '{"expression": "2 +'
     assert repeated_from(turn, 0) is None
 
@@ -118,7 +118,7 @@ def test_tokens_read_the_same_everywhere() -> None:
 
 def test_replay_opens_the_traces_page_on_that_turns_replay(demo: tuple[SessionStore, str]) -> None:
     store, session_id = demo
-    second = Transcript.from_events(store.events(session_id)).turns[1].run_id
+    second = Transcript.from_events(store.log.events(session_id)).turns[1].run_id
     at = chat_on(session_id)
     at.button(key=f"replay_{second}").click().run()
     assert not at.exception, at.exception
@@ -129,7 +129,7 @@ def test_replay_opens_the_traces_page_on_that_turns_replay(demo: tuple[SessionSt
 
 def test_a_step_the_client_had_to_retry_says_after_what(demo: tuple[SessionStore, str]) -> None:
     store, _ = demo
-    session = store.create_session()
+    session = store.sessions.create()
     replies = [
         Reply(status=503),
         react("Multiply.", "calculator", expression="6 * 7"),
@@ -143,5 +143,5 @@ def test_a_step_the_client_had_to_retry_says_after_what(demo: tuple[SessionStore
     labels = [label for label, _ in steps(chat_on(session.id, 1))]
     assert ":orange-badge[retried after 503]" in labels[0] and ":green-badge" not in labels[0]
     assert ":orange-badge[retried after 429, 502]" in labels[1]
-    first = store.events(session.id)
+    first = store.log.events(session.id)
     assert [e.retried_after for e in first if isinstance(e, ModelFinished)] == [("503",), ("429", "502")]

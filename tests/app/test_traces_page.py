@@ -61,7 +61,7 @@ def agent(replies: list[str], **options: Any) -> Agent:
 
 def record(store: SessionStore, *questions: tuple[str, list[str]]) -> str:
     """A new session where each (question, replies) ran to its end; returns its id."""
-    session = store.create_session()
+    session = store.sessions.create()
     for question, replies in questions:
         list(run_in_session(store, session.id, agent(replies), question))
     return session.id
@@ -106,7 +106,7 @@ def codes(at: AppTest) -> list[str]:
 
 def stored(store: SessionStore, session_id: str) -> list[Event]:
     """The session's events as stored."""
-    return store.events(session_id)
+    return store.log.events(session_id)
 
 
 # ── Run tab ──────────────────────────────────────────────────────────────────────────────────────
@@ -326,11 +326,11 @@ def interrupted_then_resumed(store: SessionStore) -> tuple[str, str]:
     events = list(agent(list(TWO_TOOLS_REPLIES)).run(TWO_TOOLS))
     cut = next(i for i, e in enumerate(events) if isinstance(e, ToolFinished)) + 1
     kept = [e for e in events[:cut] if not isinstance(e, ModelDelta)]
-    resumed = store.create_session()
-    store.append(resumed.id, kept)
+    resumed = store.sessions.create()
+    store.log.append(resumed.id, kept)
     list(resume_run(store, resumed.id, agent(list(TWO_TOOLS_REPLIES[1:]))))
-    interrupted = store.create_session()
-    store.append(interrupted.id, kept)
+    interrupted = store.sessions.create()
+    store.log.append(interrupted.id, kept)
     return resumed.id, interrupted.id
 
 
@@ -361,8 +361,8 @@ def test_interrupted_and_resumed_runs_are_browsed_and_replayed(
 
 def test_a_run_in_progress_shows_as_running_with_a_refresh_button(store: SessionStore) -> None:
     events = [e for e in agent(list(TWO_TOOLS_REPLIES)).run(TWO_TOOLS) if not isinstance(e, ModelDelta)]
-    session = store.create_session()
-    store.append(session.id, events[:4])  # the run so far: started, step 1, the model's reply, the tool call
+    session = store.sessions.create()
+    store.log.append(session.id, events[:4])  # the run so far: started, step 1, the model's reply, the tool call
     release = threading.Event()
 
     def still_running(cancel: Any) -> Iterator[Event]:
@@ -395,7 +395,7 @@ def test_exports_are_offered_in_three_formats_and_built_only_on_download(store: 
         "OpenTelemetry (OTLP/JSON)",
         "Report (Markdown)",
     ]
-    info = store.get_session(session_id)
+    info = store.sessions.get(session_id)
     events = stored(store, session_id)
     price_table = prices_from_env()
     assert read_jsonl(exports.exporter(store, info, "jsonl", price_table)().splitlines()) == events
@@ -564,7 +564,7 @@ def _shown_cells(element: Any) -> dict[str, list[str]]:
 
 
 def test_table_cells_read_like_the_rest_of_the_app_and_an_unknown_price_is_a_dash(store: SessionStore) -> None:
-    session = store.create_session()
+    session = store.sessions.create()
     model = Agent(ScriptedModel(TWO_TOOLS_REPLIES, name="my-local-model"), tools=builtin_tools())
     list(run_in_session(store, session.id, model, TWO_TOOLS))
     at = open_traces(session.id)

@@ -44,7 +44,7 @@ def store(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, fake_llm: FakeOpenAISe
 
 
 def failing_session(store: SessionStore) -> tuple[str, str]:
-    session = store.create_session()
+    session = store.sessions.create()
     agent = Agent(ScriptedModel(FAILING, name="gpt-4o-mini"), builtin_tools())
     events = list(run_in_session(store, session.id, agent, TWO_TOOLS))
     return session.id, events[0].run_id
@@ -56,7 +56,7 @@ def traces(session_id: str, step: int) -> AppTest:
     at.switch_page("pages/traces.py")
     at.query_params["session"] = session_id
     at.run()
-    run_id = Transcript.from_events(SessionStore.open().events(session_id)).turns[-1].run_id
+    run_id = Transcript.from_events(SessionStore.open().log.events(session_id)).turns[-1].run_id
     at.selectbox(key=f"inspect_{run_id}.en").set_value(step).run()
     assert not at.exception, at.exception
     return at
@@ -77,7 +77,7 @@ def settle(at: AppTest, session_id: str) -> None:
 
 def test_edit_step_2s_observation_continue_and_see_the_diff(store: SessionStore, fake_llm: FakeOpenAIServer) -> None:
     sid, rid = failing_session(store)
-    before = store.events(sid)
+    before = store.log.events(sid)
     at = traces(sid, 2)
     key = f"whatif_{rid}_2"
     assert at.radio(key=f"{key}_kind.en").options == [
@@ -92,8 +92,8 @@ def test_edit_step_2s_observation_continue_and_see_the_diff(store: SessionStore,
     assert not at.exception, at.exception
     fork_id, _, branch_run = at.query_params["right"].partition(":")
     settle(at, fork_id)
-    assert store.events(sid) == before and len(fake_llm.requests) == 1  # only step 3 was asked
-    turn = Transcript.from_events(store.events(fork_id)).turn(branch_run)
+    assert store.log.events(sid) == before and len(fake_llm.requests) == 1  # only step 3 was asked
+    turn = Transcript.from_events(store.log.events(fork_id)).turn(branch_run)
     assert turn is not None and turn.answer and "2024-10-17, a Thursday" in turn.answer
     captions = [c.value for c in at.caption]
     assert any("Copied from the original" in c for c in captions), [*captions, *[m.value for m in at.markdown]]
@@ -110,7 +110,7 @@ def test_resample_shows_the_spread_and_a_sample_becomes_a_branch(store: SessionS
     at.number_input(key=f"{key}_k").set_value(3)
     at.button(key=f"{key}_sample").click().run()
     assert not at.exception, at.exception
-    samples = [e for e in store.events(sid) if isinstance(e, ModelSampled)]
+    samples = [e for e in store.log.events(sid) if isinstance(e, ModelSampled)]
     assert [(s.run_id, s.step) for s in samples] == [(rid, 3)] * 3
     charts = at.get("vega_lite_chart")
     data = [pa.ipc.open_stream(c.proto.data.data).read_all().to_pylist() for c in charts if c.proto.data.data]

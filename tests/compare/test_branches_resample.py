@@ -18,7 +18,7 @@ SUM = react("Add.", "calculator", expression="2+2")
 
 def seeded() -> tuple[SessionStore, str, str]:
     store = SessionStore.open("sqlite://")
-    session = store.create_session()
+    session = store.sessions.create()
     agent = Agent(ScriptedModel([SUM, answer("Done.", "4")]), builtin_tools())
     events = list(run_in_session(store, session.id, agent, "2+2?"))
     return store, session.id, events[0].run_id
@@ -26,7 +26,7 @@ def seeded() -> tuple[SessionStore, str, str]:
 
 def test_samples_use_the_steps_exact_messages_and_are_recorded_on_it() -> None:
     store, sid, rid = seeded()
-    before = store.events(sid)
+    before = store.log.events(sid)
     sent = []
     replies = iter([SUM, answer("Guess.", "5"), SUM])
 
@@ -38,8 +38,8 @@ def test_samples_use_the_steps_exact_messages_and_are_recorded_on_it() -> None:
     asked = next(e for e in with_full_messages(before) if isinstance(e, ModelFinished) and e.step == 2)
     assert [m for m, _ in sent] == [list(asked.messages)] * 3 and len(asked.messages) == 4
     assert [t for _, t in sent] == [0.9] * 3
-    assert store.events(sid)[: len(before)] == before
-    assert [e for e in store.events(sid) if isinstance(e, ModelSampled)] == samples
+    assert store.log.events(sid)[: len(before)] == before
+    assert [e for e in store.log.events(sid) if isinstance(e, ModelSampled)] == samples
     assert spread(samples) == [('calculator {"expression":"2+2"}', 2), ("answer: 5", 1)]
     assert edit_from_sample(samples[1]) == StepEdit("answer", text="5")
     agent = Agent(ScriptedModel([]), builtin_tools())

@@ -62,7 +62,7 @@ def answer(text: str) -> str:
 
 
 def original(store: SessionStore, weather: Weather, replies: list[Any], protocol: str = "react") -> tuple[str, str]:
-    session = store.create_session()
+    session = store.sessions.create()
     agent = Agent(ScriptedModel(replies), weather.tools(), protocol=protocol, require_approval=False)
     events = list(run_in_session(store, session.id, agent, "Weather in Paris and Rome?"))
     return session.id, events[0].run_id
@@ -86,7 +86,7 @@ def finished(events: list[Event]) -> list[ToolFinished]:
 def test_an_edited_observation_continues_live_and_reuses_the_recorded_call_of_step_1() -> None:
     store, weather = SessionStore.open("sqlite://"), Weather()
     sid, rid = original(store, weather, [react("lookup", city="Paris"), react("lookup", city="Rome"), answer("wet")])
-    before = store.events(sid)
+    before = store.log.events(sid)
     info, events, model = fork(
         store,
         sid,
@@ -97,7 +97,7 @@ def test_an_edited_observation_continues_live_and_reuses_the_recorded_call_of_st
         edit=StepEdit("observation", text="snow"),
     )
     assert weather.calls == ["Paris", "Rome"]  # the branch's Paris call was not made again
-    assert store.events(sid) == before  # the original is never written to
+    assert store.log.events(sid) == before  # the original is never written to
     assert info.parent_id == sid and info.title.endswith("at step 2 (edited observation)")
     marker = next(e for e in events if isinstance(e, RunForked))
     assert (marker.from_session, marker.from_run, marker.at_step) == (sid, rid, 2)
@@ -112,7 +112,7 @@ def test_an_edited_observation_continues_live_and_reuses_the_recorded_call_of_st
     assert len(model.requests) == 2  # steps 3 and 4 only
     assert "Observation: snow" in str(model.requests[0].messages)
     assert events[-1].status == "completed" and events[-1].final_answer == "snowy Rome"  # type: ignore[attr-defined]
-    turn = Transcript.from_events(store.events(info.id)).turns[-1]
+    turn = Transcript.from_events(store.log.events(info.id)).turns[-1]
     assert turn.forked == marker and [s.number for s in turn.steps] == [1, 2, 3, 4]
 
 
@@ -228,7 +228,7 @@ def test_no_model_call_before_the_fork_point_is_sent_again(protocol: str) -> Non
     first, second, last = REPLIES[protocol]
     with FakeOpenAIServer([first, second, last, first, last]) as server:
         model = OpenAIChatModel("fake-model", base_url=server.base_url, api_key="sk-test")
-        session = store.create_session()
+        session = store.sessions.create()
         agent = Agent(model, weather.tools(), protocol=protocol)
         ran = list(run_in_session(store, session.id, agent, "Weather?"))
         rid = ran[0].run_id

@@ -17,7 +17,7 @@ from agent_core.views.turn_compare import compare_turns
 def test_rerun_forks_before_the_turn_and_leaves_the_original_alone() -> None:
     store = SessionStore.open("sqlite://")
     original = open_example(store, "dates")
-    before = store.events(original.id)
+    before = store.log.events(original.id)
     first, second = Transcript.from_events(before).turns
     model = ScriptedModel(
         [
@@ -29,10 +29,10 @@ def test_rerun_forks_before_the_turn_and_leaves_the_original_alone() -> None:
     fork, events = rerun_turn(store, original.id, second.run_id, model, builtin_tools(), protocol="tools")
     assert list(events)[-1].status == "completed"  # type: ignore[attr-defined]
     model.assert_complete()
-    assert store.events(original.id) == before
-    info = store.get_session(fork.id)
+    assert store.log.events(original.id) == before
+    info = store.sessions.get(fork.id)
     assert info.parent_id == original.id and example_name(info) is None and info.config.protocol == "tools"
-    turns = Transcript.from_events(store.events(fork.id)).turns
+    turns = Transcript.from_events(store.log.events(fork.id)).turns
     assert [t.question for t in turns] == [first.question, second.question]
     assert turns[0].run_id == first.run_id and turns[1].model == "other-model"
     assert first.answer in str(model.requests[0].messages)  # the fork remembers the earlier turn

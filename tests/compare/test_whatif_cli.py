@@ -21,7 +21,7 @@ PRODUCT = react("Now multiply.", "calculator", expression="3*3")
 
 def original(db: str) -> tuple[str, str]:
     store = SessionStore.open(db)
-    session = store.create_session()
+    session = store.sessions.create()
     agent = Agent(ScriptedModel([SUM, PRODUCT, answer("Done.", "4 and 9")], name="fake-model"), builtin_tools())
     events = list(run_in_session(store, session.id, agent, "What are 2+2 and 3*3?"))
     return session.id, events[0].run_id
@@ -39,7 +39,7 @@ def test_fork_diff_and_resample_from_the_command_line(tmp_path: Path) -> None:
     # run again and its recorded result is restated (reuse of later original steps: tests/compare/test_fork.py)
     assert fork_id.startswith("ses_") and "repeat of step 1, not run again" in done.stderr
     store = SessionStore.open(db)
-    turn = Transcript.from_events(store.events(fork_id)).turns[-1]
+    turn = Transcript.from_events(store.log.events(fork_id)).turns[-1]
     assert turn.answer == "4 and 10" and turn.forked is not None and turn.forked.from_run == rid
 
     with FakeOpenAIServer([]) as server:
@@ -58,7 +58,7 @@ def test_fork_diff_and_resample_from_the_command_line(tmp_path: Path) -> None:
         assert len(server.requests) == 3
     assert sampled.returncode == 0, sampled.stderr
     assert sampled.stdout.splitlines() == ['  2 × calculator {"expression":"3*3"}', "  1 × answer: 9"]
-    samples = [e for e in store.events(sid) if isinstance(e, ModelSampled)]
+    samples = [e for e in store.log.events(sid) if isinstance(e, ModelSampled)]
     assert [(s.run_id, s.step) for s in samples] == [(rid, 2)] * 3
 
 

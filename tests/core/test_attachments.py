@@ -123,9 +123,9 @@ def test_attachments_are_stored_with_the_session_and_in_its_file() -> None:
     store = SessionStore.open("sqlite://")
     with FakeOpenAIServer([answer("seen", "a dot")]) as server:
         agent = Agent(model_for(server), [])
-        session = store.create_session(config_from_agent(agent))
+        session = store.sessions.create(config_from_agent(agent))
         list(run_in_session(store, session.id, agent, "what is this?", attachments=[attach("dot.png", PNG)]))
-    started = store.events(session.id)[0]
+    started = store.log.events(session.id)[0]
     assert isinstance(started, RunStarted) and started.attachments[0]["data"] == base64.b64encode(PNG).decode()
     document = json.loads(export_session(store, session.id))
     assert document["events"][0]["attachments"][0]["name"] == "dot.png"

@@ -41,8 +41,8 @@ def test_ask_yes_is_not_stored_so_the_next_ask_in_the_session_asks_again(tmp_pat
     assert "no answer (end of input): denied" in second.stderr
     assert "approved by --yes" not in second.stderr
     store = SessionStore.open(db)
-    assert store.get_session(session_id).config.settings["require_approval"] is True
-    started = [e for e in store.events(session_id) if isinstance(e, RunStarted)]
+    assert store.sessions.get(session_id).config.settings["require_approval"] is True
+    started = [e for e in store.log.events(session_id) if isinstance(e, RunStarted)]
     assert [s.settings["require_approval"] for s in started] == [False, True]  # each run's own consent, on record
 
 
@@ -50,12 +50,12 @@ def test_ask_yes_is_not_stored_so_the_next_ask_in_the_session_asks_again(tmp_pat
 @pytest.mark.parametrize("later", ["continue", "fork"])
 def test_a_later_run_or_a_fork_of_the_session_asks_again(consent: dict, later: str) -> None:
     store = SessionStore.open("sqlite://")
-    session = store.create_session()
+    session = store.sessions.create()
     script = [react("s", "send", body="hi"), answer("ok", "sent")]
     first = Agent(ScriptedModel(script), [send], **consent)
     events = list(run_in_session(store, session.id, first, "send hi"))
     assert not [e for e in events if isinstance(e, ApprovalRequested)]
-    stored = json.dumps(store.get_session(session.id).config.settings)
+    stored = json.dumps(store.sessions.get(session.id).config.settings)
     assert '"require_approval": true' in stored and '"tool_approval": {}' in stored
     if later == "continue":
         agent = agent_for_session(store, session.id, ScriptedModel(script), [send])

@@ -32,7 +32,7 @@ def store() -> Iterator[SessionStore]:
 
 def test_a_loaded_session_remembers_its_conversation(store: SessionStore) -> None:
     agent = arithmetic_agent(protocol="react", max_steps=4)
-    session = store.create_session(config_from_agent(agent))
+    session = store.sessions.create(config_from_agent(agent))
     run(store, session.id, agent, "What is 6*7?")
 
     again = agent_for_session(store, session.id, FunctionModel(arithmetic))
@@ -40,18 +40,18 @@ def test_a_loaded_session_remembers_its_conversation(store: SessionStore) -> Non
     assert (again.protocol.name, again.settings.max_steps) == ("react", 4)
     events = list(run_in_session(store, session.id, again, "Add 10 to that"))
     assert events[-1].final_answer == "52"  # type: ignore[attr-defined]
-    rebuilt = ConversationMemory.from_events(store.events(session.id))
+    rebuilt = ConversationMemory.from_events(store.log.events(session.id))
     assert [(t.question, t.answer) for t in rebuilt.turns] == [("What is 6*7?", "42"), ("Add 10 to that", "52")]
 
 
 def test_explicit_protocol_and_settings_win_over_the_session(store: SessionStore) -> None:
-    session = store.create_session(SessionConfig(model="m", protocol="tools", settings={"max_steps": 3}))
+    session = store.sessions.create(SessionConfig(model="m", protocol="tools", settings={"max_steps": 3}))
     agent = agent_for_session(store, session.id, FunctionModel(arithmetic), protocol="react", tool_timeout=5.0)
     assert (agent.protocol.name, agent.settings.max_steps, agent.settings.tool_timeout) == ("react", 3, 5.0)
 
 
 def test_an_unknown_stored_protocol_falls_back_to_react(store: SessionStore) -> None:
-    session = store.create_session(SessionConfig(model="m", protocol="from-the-future"))
+    session = store.sessions.create(SessionConfig(model="m", protocol="from-the-future"))
     assert agent_for_session(store, session.id, FunctionModel(arithmetic)).protocol.name == "react"
 
 
@@ -63,14 +63,14 @@ def test_stored_settings_that_are_unknown_or_invalid_fall_back_to_defaults() -> 
 
 def test_an_interrupted_run_resumes_after_its_last_complete_step(store: SessionStore) -> None:
     agent = arithmetic_agent()
-    session = store.create_session(config_from_agent(agent))
+    session = store.sessions.create(config_from_agent(agent))
     run(store, session.id, agent, "What is 6*7?")
     stream = record_events(store, session.id, agent.run("Add 10 to that"))
     for event in stream:
         if isinstance(event, ToolFinished):
             break  # the process dies right after the first step's observation is saved
     stream.close()
-    interrupted = store.interrupted_run(session.id)
+    interrupted = store.runs.interrupted(session.id)
     assert interrupted is not None and interrupted.question == "Add 10 to that"
 
     fresh = arithmetic_agent()
@@ -85,8 +85,8 @@ def test_an_interrupted_run_resumes_after_its_last_complete_step(store: SessionS
     finished = resumed[-1]
     assert isinstance(finished, RunFinished) and (finished.steps, finished.tool_calls) == (2, 1)
     assert resumed[0].run_id == interrupted.run_id
-    assert store.events(session.id)[-len(persisted(resumed)) :] == persisted(resumed)
-    assert store.interrupted_run(session.id) is None
+    assert store.log.events(session.id)[-len(persisted(resumed)) :] == persisted(resumed)
+    assert store.runs.interrupted(session.id) is None
     assert [(t.question, t.answer) for t in fresh.memory.turns] == [("What is 6*7?", "42"), ("Add 10 to that", "52")]
     with pytest.raises(NothingToResume):
         resume_run(store, session.id, fresh)

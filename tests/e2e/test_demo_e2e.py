@@ -143,7 +143,7 @@ def test_compare_two_examples_side_by_side(
 ) -> None:
     url, _ = no_key_app
     left, right = open_example(demo_store, "dates"), open_example(demo_store, "chinese")
-    first = {s.id: demo_store.events(s.id)[0].run_id for s in (left, right)}
+    first = {s.id: demo_store.log.events(s.id)[0].run_id for s in (left, right)}
     page = tab(browser, 1500, 1900)
     page.goto(f"{url}/compare?left={left.id}:{first[left.id]}&right={right.id}:{first[right.id]}")
     wait_for_app(page)

@@ -33,7 +33,7 @@ _SCROLLED = (  # the main area scrolls in stMain, or (on a page with a chat inpu
 
 def _forty(store: SessionStore, tag: str) -> None:
     for number in range(40):
-        session = store.create_session()
+        session = store.sessions.create()
         question = f"What is 6 * 7? {tag}" if number % 13 == 0 else f"{tag} question number {number}"
         list(
             run_in_session(store, session.id, Agent(ScriptedModel([answer("Easy.", "42")]), builtin_tools()), question)

@@ -66,7 +66,7 @@ def test_truncated_titles_show_their_full_text(
     url, _ = no_key_app
     size = f"{width}x{height}"
     ARTIFACTS.mkdir(exist_ok=True)
-    left = demo_store.rename_session(open_example(demo_store, "dates").id, f"{LONG} ({size})")
+    left = demo_store.sessions.rename(open_example(demo_store, "dates").id, f"{LONG} ({size})")
     right = open_example(demo_store, "recovery")
     page = tab(browser, width, height)
     page.goto(f"{url}/traces?session={left.id}")

@@ -24,7 +24,7 @@ def report(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """The recovery example's report as a file, with the figures the Traces page shows for its run."""
     store = SessionStore.open("sqlite://")
     info = open_example(store, "recovery")
-    events = store.events(info.id)
+    events = store.log.events(info.id)
     path = tmp_path / "report.html"
     path.write_text(to_html(events, title=info.title), encoding="utf-8")
     return path, traces_figures(session_metrics(events).runs[0])

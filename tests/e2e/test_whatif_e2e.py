@@ -34,7 +34,7 @@ def failing_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
     """The app on a data directory holding one failing trace (step 2's date tool got bad arguments)."""
     data = tmp_path_factory.mktemp("whatif-data")
     store = SessionStore.open(f"sqlite:///{data / 'sparrow.db'}")
-    session = store.create_session()
+    session = store.sessions.create()
     agent = Agent(ScriptedModel(FAILING, name="gpt-4o-mini"), builtin_tools())
     list(run_in_session(store, session.id, agent, TWO_TOOLS))
     store.close()

@@ -37,7 +37,7 @@ def test_each_example_imports_as_a_labelled_session_of_completed_runs(store: Ses
     info = import_session(store, item.path.read_bytes())
     assert example_name(info) == item.name and info.config.settings[EXAMPLE_KEY] == item.name
     assert info.config.model == MODEL_NAME and info.config.protocol == item.protocol and info.title == item.title
-    turns = Transcript.from_events(store.events(info.id)).turns
+    turns = Transcript.from_events(store.log.events(info.id)).turns
     assert turns and all(turn.status == "completed" and turn.answer for turn in turns)
 
 
@@ -53,7 +53,7 @@ def _steps(name: str) -> list[list[tuple[str, str | None]]]:
 
 def _events(name: str):  # type: ignore[no-untyped-def]
     store = SessionStore.open("sqlite://")
-    return store.events(import_session(store, example(name).path.read_bytes()).id)
+    return store.log.events(import_session(store, example(name).path.read_bytes()).id)
 
 
 def test_what_each_example_shows() -> None:
@@ -72,11 +72,11 @@ def test_what_each_example_shows() -> None:
 
 
 def test_open_example_imports_once_and_examples_stay_apart(store: SessionStore) -> None:
-    own = store.create_session(title="mine")
+    own = store.sessions.create(title="mine")
     first = open_example(store, "recovery")
     assert open_example(store, "recovery").id == first.id
-    assert [s.id for s in store.list_sessions()].count(first.id) == 1
-    mine, examples = split_examples(store.list_sessions())
+    assert [s.id for s in store.sessions.list()].count(first.id) == 1
+    mine, examples = split_examples(store.sessions.list())
     assert [s.id for s in mine] == [own.id] and [s.id for s in examples] == [first.id]
     with pytest.raises(KeyError, match="no example 'nope'; the examples are: dates"):
         open_example(store, "nope")
@@ -89,7 +89,7 @@ def test_cli_lists_and_imports_examples(tmp_path: Path, capsys: pytest.CaptureFi
     assert all(e.name in listing and e.title in listing for e in EXAMPLES) and "not imported yet" in listing
     assert main(["sessions", "examples", "parallel", "--db", db]) == 0
     session_id = capsys.readouterr().out.strip()
-    assert example_name(SessionStore.open(db).get_session(session_id)) == "parallel"
+    assert example_name(SessionStore.open(db).sessions.get(session_id)) == "parallel"
     assert main(["sessions", "examples", "--db", db]) == 0
     assert f"session {session_id}" in capsys.readouterr().out
     assert main(["sessions", "examples", "nope", "--db", db]) == 2
@@ -99,7 +99,7 @@ def test_cli_lists_and_imports_examples(tmp_path: Path, capsys: pytest.CaptureFi
 def test_sessions_list_marks_examples(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = f"sqlite:///{tmp_path / 'cli.db'}"
     store = SessionStore.open(db)
-    mine = store.create_session(title="mine")
+    mine = store.sessions.create(title="mine")
     example_id = open_example(store, "chinese").id
     assert main(["sessions", "list", "--db", db]) == 0
     lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}

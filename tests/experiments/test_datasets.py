@@ -100,12 +100,12 @@ def test_versions_owners_export_and_a_turn_as_an_item(tmp_path: Path) -> None:
     assert list_datasets(bob) == [] and len(list_datasets(store)) == 2  # the local admin sees all
     exported = to_jsonl(dataset_items(alice, second.id))
     assert parse_dataset(exported.encode(), "jsonl").items == tuple(dataset_items(alice, second.id))
-    session = alice.create_session()
+    session = alice.sessions.create()
     model = ScriptedModel([answer("easy", "Hello!"), answer("sure", "Paris.")])
     agent = Agent(model, [])
     for question in ("Hi", "Capital of France?"):
         list(run_in_session(alice, session.id, agent, question))
-    run_id = [e.run_id for e in alice.events(session.id)][-1]
+    run_id = [e.run_id for e in alice.log.events(session.id)][-1]
     item = item_from_turn(alice, session.id, run_id)
     assert (item.question, item.answer, [(t.question, t.answer) for t in item.turns]) == (
         "Capital of France?",

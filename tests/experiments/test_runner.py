@@ -77,10 +77,10 @@ def test_every_unit_is_a_recorded_run_in_its_own_session(tmp_path: Path) -> None
     units = unit_results(store, experiment_id)
     assert len({u.session_id for u in units}) == 12 and all(u.steps == 2 and u.tokens for u in units)
     first = units[0]
-    events = store.events(str(first.session_id))
+    events = store.log.events(str(first.session_id))
     finished = [e for e in events if isinstance(e, RunFinished)]
     assert [e.run_id for e in finished] == [first.run_id] and finished[0].final_answer == "The result is 2."
-    assert store.get_session(str(first.session_id)).title == "adds v1 #1 · add-1 · react"
+    assert store.sessions.get(str(first.session_id)).title == "adds v1 #1 · add-1 · react"
     assert get_experiment(store, experiment_id).status == "finished"
     summaries = config_summaries(store, get_experiment(store, experiment_id), units)
     assert [(s.label, s.passed, s.units, s.interval is not None) for s in summaries] == [
@@ -95,7 +95,7 @@ def test_a_crash_or_a_stop_resumes_without_running_finished_units_again(tmp_path
     models = CountingModels()
     ExperimentRunner(store, experiment_id, model_factory=models).run(units=[(0, 0, 0), (1, 0, 0), (2, 1, 0)])
     assert get_experiment(store, experiment_id).status == "pending" and models.calls == 6
-    crashed = store.create_session()  # a unit a dead process had started: claimed, never scored
+    crashed = store.sessions.create()  # a unit a dead process had started: claimed, never scored
     start_unit(store, (experiment_id, 3, 0, 0), crashed.id, "dead:1")
     runner = ExperimentRunner(store, experiment_id, model_factory=models)
     stop_after_two = runner.cancel
@@ -109,7 +109,9 @@ def test_a_crash_or_a_stop_resumes_without_running_finished_units_again(tmp_path
     assert len(rows) == 12 and {r.state for r in rows} == {"done"}
     assert next(r for r in rows if (r.position, r.config_index) == (3, 0)).session_id != crashed.id
     finished_runs = sum(
-        isinstance(e, RunFinished) and e.status == "completed" for r in rows for e in store.events(str(r.session_id))
+        isinstance(e, RunFinished) and e.status == "completed"
+        for r in rows
+        for e in store.log.events(str(r.session_id))
     )
     assert finished_runs == 12  # no unit was answered twice in its own session
 
@@ -165,7 +167,7 @@ def test_a_judge_check_is_a_second_recorded_run_in_the_items_session(tmp_path: P
     (unit,) = unit_results(store, experiment_id)
     score = unit.scores[0]
     assert (unit.passed, score["value"], score["reason"]) == (True, 0.9, "the sum is 4.")
-    runs = [e.run_id for e in store.events(str(unit.session_id)) if isinstance(e, RunFinished)]
+    runs = [e.run_id for e in store.log.events(str(unit.session_id)) if isinstance(e, RunFinished)]
     assert runs[0] == unit.run_id and score["judge_run"] == f"{unit.session_id}:{runs[1]}"
 
 

@@ -134,13 +134,13 @@ def test_the_judge_is_a_recorded_run_with_a_verdict_and_reason(tmp_path: Path) -
     assert parse_verdict("FAIL - wrong date") == (False, 0.0, "wrong date")
     assert parse_verdict("I think it is fine") is None
     store = SessionStore.open(f"sqlite:///{tmp_path / 'j.db'}")
-    session = store.create_session()
+    session = store.sessions.create()
     judge_model = ScriptedModel([answer("Checking.", "FAIL: the answer names Wednesday, not Thursday.")], name="judge")
     judge = recorded_judge(store, session.id, judge_model)
     item = DatasetItem(question="What weekday is 150 days after 2024-05-20?", answer="Thursday")
     verdict = judge("The weekday must be right.", item, RunFacts.of(run_events("Wednesday"), None))
     assert (verdict.passed, verdict.reason) == (False, "the answer names Wednesday, not Thursday.")
-    judged = [e for e in store.events(session.id) if isinstance(e, ModelFinished)]
+    judged = [e for e in store.log.events(session.id) if isinstance(e, ModelFinished)]
     assert verdict.judge_run == f"{session.id}:{judged[0].run_id}"
     prompt = judged[0].messages[-1]["content"]
     assert "Answer:\nWednesday" in prompt and "Expected answer:\nThursday" in prompt

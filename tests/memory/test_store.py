@@ -87,12 +87,12 @@ def test_a_custom_guard_decides_what_is_stored(store: SessionStore) -> None:
 
 
 def test_the_source_session_is_kept_when_that_session_is_deleted(store: SessionStore, memories: MemoryStore) -> None:
-    session = store.create_session(title="Tea talk")
+    session = store.sessions.create(title="Tea talk")
     saved = memories.add("The user prefers green tea", source_session_id=session.id, origin="agent")
     assert (saved.source_session_id, saved.source_title, saved.source_deleted) == (session.id, "Tea talk", False)
-    untitled = store.create_session()
+    untitled = store.sessions.create()
     assert memories.add("The user likes oolong", source_session_id=untitled.id).source_title == "New session"
-    store.delete_session(session.id)
+    store.sessions.delete(session.id)
     (kept,) = [m for m in memories.list() if m.id == saved.id]
     assert (kept.source_session_id, kept.source_title, kept.source_deleted) == (session.id, None, True)
     assert kept.to_dict() == {

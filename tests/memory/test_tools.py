@@ -138,7 +138,7 @@ def test_connect_memory_binds_an_agents_tools(memories: MemoryStore) -> None:
 
 
 def test_memory_persists_across_sessions(store: SessionStore, memories: MemoryStore) -> None:
-    first, second = store.create_session(), store.create_session()
+    first, second = store.sessions.create(), store.sessions.create()
     writer = ScriptedModel(
         [react("Worth keeping.", "remember", fact="The user prefers metric units"), answer("Saved.", "Noted.")]
     )

@@ -132,11 +132,11 @@ def test_export_trace_and_sessions_show_price_each_run_at_its_own_endpoint(
 ) -> None:
     db = f"sqlite:///{tmp_path / 'costs.db'}"
     store = SessionStore.open(db)
-    session = store.create_session()
+    session = store.sessions.create()
     for model, endpoint in (("gpt-4o-mini", OPENAI), ("deepseek-chat", DEEPSEEK), ("gpt-4o-mini", LOCAL)):
         agent = Agent(hosted(model, endpoint), tools=builtin_tools())
         list(run_in_session(store, session.id, agent, f"2 + 2 at {endpoint}?"))
-    shown = session_metrics(store.events(session.id))
+    shown = session_metrics(store.log.events(session.id))
     store.close()
     assert [r.cost is None for r in shown.runs] == [False, False, True] and shown.cost is None
     capsys.readouterr()
@@ -150,11 +150,11 @@ def test_export_trace_and_sessions_show_price_each_run_at_its_own_endpoint(
 
 def test_a_what_if_sample_records_and_is_priced_at_the_endpoint_it_was_asked_at(tmp_path: Path) -> None:
     store = SessionStore.open(f"sqlite:///{tmp_path / 'samples.db'}")
-    session = store.create_session()
+    session = store.sessions.create()
     list(run_in_session(store, session.id, Agent(hosted("gpt-4o-mini", OPENAI), tools=builtin_tools()), "2 + 2?"))
-    run_id = next(e.run_id for e in store.events(session.id) if isinstance(e, RunStarted))
+    run_id = next(e.run_id for e in store.log.events(session.id) if isinstance(e, RunStarted))
     (sample,) = resample_step(store, session.id, run_id, 1, hosted("gpt-4o-mini", LOCAL), 1)
-    stored = [e for e in store.events(session.id) if isinstance(e, ModelSampled)]
+    stored = [e for e in store.log.events(session.id) if isinstance(e, ModelSampled)]
     store.close()
     assert stored == [sample] and sample.endpoint == LOCAL
     assert DEFAULT_TABLE.for_run(sample).cost(sample.usage, sample.model, sample.ts) is None  # not the run's OpenAI

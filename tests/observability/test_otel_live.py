@@ -461,21 +461,21 @@ def test_without_the_otel_extra_live_export_is_off_and_says_what_to_do(
 def test_resuming_an_interrupted_session_sends_the_rest_of_its_run() -> None:
     store = SessionStore.open("sqlite://")
     agent = arithmetic_agent()
-    session = store.create_session(config_from_agent(agent))
+    session = store.sessions.create(config_from_agent(agent))
     stream = record_events(store, session.id, agent.run("What is 6*7?"))
     for event in stream:
         if isinstance(event, ToolFinished):
             break  # the process dies after the first step
     stream.close()
     with OtlpReceiver() as receiver:
-        earlier = store.events(session.id)  # what `sessions resume` passes: the whole session so far
+        earlier = store.log.events(session.id)  # what `sessions resume` passes: the whole session so far
         resumed = resume_run(store, session.id, arithmetic_agent())
         events = list(live_export(resumed, session_id=session.id, earlier=earlier, environ=env_for(receiver)))
         close_all()
         assert receiver.wait_for(lambda spans: len(spans) == 2)
     assert events[-1].status == "completed"
     sent = sorted(receiver.spans(), key=lambda s: s["span"])
-    whole = build_spans(store.events(session.id), session_id=session.id)
+    whole = build_spans(store.log.events(session.id), session_id=session.id)
     assert [s["name"] for s in sent if s["parent"]] == ["chat fake-arith"]
     assert sent == expected([s for s in whole if s.span_id in {r["span"] for r in sent}])
     store.close()

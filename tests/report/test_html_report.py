@@ -87,26 +87,28 @@ def test_the_page_forbids_every_request(hostile_page: str) -> None:
 def test_every_step_and_call_is_a_details_section_with_its_figures() -> None:
     events = SessionStore.open("sqlite://")
     info = open_example(events, "recovery")
-    page = to_html(events.events(info.id), title=info.title)
+    page = to_html(events.log.events(info.id), title=info.title)
     tags = parse(page).tags
     steps = [a["data-step"] for name, a in tags if name == "details" and "data-step" in a]
     assert steps == ["1", "2", "3", "4", "5"]
     text = "".join(parse(page).text)
     for label in ("Thought", "Action", "Arguments", "Observation", "Tool error", "Format error", "Latency", "Cost"):
         assert label in text, label
-    metrics = session_metrics(events.events(info.id)).runs[0]
+    metrics = session_metrics(events.log.events(info.id)).runs[0]
     assert f'data-metric="steps">{metrics.steps}<' in page
     assert (
         format_duration(metrics.duration_ms) in text
         and format_tokens(metrics.usage.prompt_tokens, estimated=True) in text
     )
-    assert "<svg" in page and page.count("<rect") == len(Transcript.from_events(events.events(info.id)).turns[0].calls)
+    assert "<svg" in page and page.count("<rect") == len(
+        Transcript.from_events(events.log.events(info.id)).turns[0].calls
+    )
 
 
 def test_chinese_report() -> None:
     store = SessionStore.open("sqlite://")
     info = open_example(store, "chinese")
-    page = to_html(store.events(info.id), title=info.title, lang="zh")
+    page = to_html(store.log.events(info.id), title=info.title, lang="zh")
     assert '<html lang="zh-CN">' in page and "对话" in page and "第 1 步" in page and "星期四" in page
 
 

@@ -37,6 +37,6 @@ def test_report_numbers_match_the_traces_page() -> None:
     assert not at.exception, at.exception
     shown = {LABELS[m.label]: m.value for m in at.metric if m.label in LABELS}
     assert set(shown) == set(LABELS.values())
-    figures = report_figures(to_html(store.events(info.id), title=info.title))
+    figures = report_figures(to_html(store.log.events(info.id), title=info.title))
     assert {key: figures[key] for key in shown} == shown
     assert figures["status"] == next(m.value for m in at.metric if m.label == "Status")

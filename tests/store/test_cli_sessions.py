@@ -74,9 +74,9 @@ def test_ask_records_a_new_session_and_ask_session_continues_it(
     assert server.requests[-1]["messages"][1] == {"role": "user", "content": "What is 6*7?"}
     assert "tools" in server.requests[-1]  # the session's protocol, not the default
     store = SessionStore.open(url)
-    [session] = store.list_sessions()
+    [session] = store.sessions.list()
     assert (session.id, session.title, session.config.settings["max_steps"]) == (session_id, "What is 6*7?", 4)
-    assert [e.type for e in store.events(session_id)].count("run_finished") == 2
+    assert [e.type for e in store.log.events(session_id)].count("run_finished") == 2
     store.close()
 
 
@@ -125,7 +125,7 @@ def test_list_show_rename_export_import_delete(
 
 def test_list_and_show_mark_an_imported_copy(capsys: pytest.CaptureFixture[str], url: str, tmp_path: Path) -> None:
     store = SessionStore.open(url)
-    mine = store.create_session(title="mine")
+    mine = store.sessions.create(title="mine")
     store.close()
     target = tmp_path / "mine.sparrow.json"
     assert sparrow(capsys, "sessions", "export", mine.id, "--db", url, "-o", str(target))[0] == 0

@@ -23,18 +23,18 @@ def write_one_by_one(store: SessionStore, session_id: str, events: list[Event], 
     """Append each event in its own transaction, starting together with the other writers."""
     start.wait(timeout=30)
     for event in events:
-        store.append(session_id, [event])
+        store.log.append(session_id, [event])
 
 
 def assert_complete(store: SessionStore, session_id: str, events: list[Event]) -> None:
     """The session holds exactly these events, numbered 1..n."""
-    assert store.events(session_id) == events
-    assert [e.seq for e in store.stored_events(session_id)] == list(range(1, len(events) + 1))
+    assert store.log.events(session_id) == events
+    assert [e.seq for e in store.log.stored_events(session_id)] == list(range(1, len(events) + 1))
 
 
 def test_twenty_threads_each_writing_their_own_session(file_db_url: str) -> None:
     store = SessionStore.open(file_db_url)
-    sessions = [store.create_session().id for _ in range(WRITERS)]
+    sessions = [store.sessions.create().id for _ in range(WRITERS)]
     start = threading.Barrier(WRITERS)
     with ThreadPoolExecutor(WRITERS) as pool:
         futures = [
@@ -50,17 +50,17 @@ def test_twenty_threads_each_writing_their_own_session(file_db_url: str) -> None
 
 def test_threads_sharing_one_session_get_unique_sequence_numbers(file_db_url: str) -> None:
     store = SessionStore.open(file_db_url)
-    session_id = store.create_session().id
+    session_id = store.sessions.create().id
     start = threading.Barrier(8)
     with ThreadPoolExecutor(8) as pool:
         futures = [pool.submit(write_one_by_one, store, session_id, step_events(i, 25), start) for i in range(8)]
         for future in futures:
             future.result(timeout=60)
-    stored = store.events(session_id)
+    stored = store.log.events(session_id)
     assert sorted((e.run_id, e.step) for e in stored if isinstance(e, StepStarted)) == sorted(
         (f"run_w{i}", s) for i in range(8) for s in range(1, 26)
     )
-    assert [e.seq for e in store.stored_events(session_id)] == list(range(1, 8 * 25 + 1))
+    assert [e.seq for e in store.log.stored_events(session_id)] == list(range(1, 8 * 25 + 1))
     store.close()
 
 
@@ -69,9 +69,9 @@ def _process_writer(url: str, writer: int, start: Any, results: Any) -> None:
     try:
         start.wait(timeout=30)
         store = SessionStore.open(url)
-        session_id = store.create_session(title=f"writer {writer}").id
+        session_id = store.sessions.create(title=f"writer {writer}").id
         for event in step_events(writer, EVENTS_EACH):
-            store.append(session_id, [event])
+            store.log.append(session_id, [event])
         store.close()
         results.put((writer, session_id, None))
     except BaseException as exc:
@@ -94,8 +94,8 @@ def test_twenty_processes_creating_and_writing_one_new_database(empty_db_url: st
                 process.kill()
     assert [error for _, _, error in outcomes] == [None] * WRITERS
     store = SessionStore.open(url)
-    assert len(store.list_sessions()) == WRITERS
+    assert len(store.sessions.list()) == WRITERS
     for writer, session_id, _ in outcomes:
-        assert store.get_session(session_id).title == f"writer {writer}"
+        assert store.sessions.get(session_id).title == f"writer {writer}"
         assert_complete(store, session_id, step_events(writer, EVENTS_EACH))
     store.close()

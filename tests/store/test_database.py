@@ -15,7 +15,7 @@ def test_default_url_is_a_file_under_the_data_dir(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("SPARROW_DATA_DIR", str(tmp_path / "nested" / "data"))
     assert database_url() == f"sqlite:///{tmp_path / 'nested' / 'data' / 'sparrow.db'}"
     store = SessionStore.open()
-    store.create_session()
+    store.sessions.create()
     store.close()
     assert (tmp_path / "nested" / "data" / "sparrow.db").is_file()
 
@@ -39,12 +39,12 @@ def test_sqlite_files_use_wal_foreign_keys_and_a_busy_timeout(db_file: Path) -> 
 
 def test_the_schema_version_is_recorded_and_reopening_keeps_the_data(db_file: Path) -> None:
     store = SessionStore.open(f"sqlite:///{db_file}")
-    session = store.create_session(title="kept")
+    session = store.sessions.create(title="kept")
     store.close()
     with sqlite3.connect(db_file) as conn:
         assert conn.execute("SELECT id, version FROM sparrow_schema").fetchall() == [(1, SCHEMA_VERSION)]
     again = SessionStore.open(f"sqlite:///{db_file}")
-    assert again.get_session(session.id).title == "kept"
+    assert again.sessions.get(session.id).title == "kept"
     again.close()
 
 

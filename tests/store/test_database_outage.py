@@ -61,7 +61,7 @@ def script(steps: int) -> list[str]:
 
 def recorded(store: SessionStore, session_id: str, seen: list[Event]) -> None:
     """The stored events are exactly the ones the run yielded (deltas aside), in order, each once."""
-    stored = store.events(session_id)
+    stored = store.log.events(session_id)
     assert [e.to_dict() for e in stored] == [e.to_dict() for e in seen if not isinstance(e, ModelDelta)]
 
 
@@ -78,7 +78,7 @@ def test_a_locked_sqlite_file_for_a_few_seconds_is_waited_out(
     monkeypatch.setenv("SPARROW_DB_RETRY_S", "20")
     path = tmp_path / "db.sqlite"
     store = SessionStore.open(f"sqlite:///{path}")
-    session = store.create_session()
+    session = store.sessions.create()
     take, give = sqlite_lock(path)
     agent = Agent(ScriptedModel(script(steps)), [outage_tool(take, give, seconds)])
     seen = list(run_in_session(store, session.id, agent, "poke it"))
@@ -93,7 +93,7 @@ def test_a_long_lock_ends_the_run_in_one_sentence_and_it_stays_resumable(
     path = tmp_path / "db.sqlite"
     url = f"sqlite:///{path}"
     store = SessionStore.open(url)
-    session = store.create_session()
+    session = store.sessions.create()
     take, give = sqlite_lock(path)
     released = threading.Event()
     agent = Agent(ScriptedModel(script(2)), [outage_tool(take, lambda: (give(), released.set()), 2.5)])
@@ -105,7 +105,7 @@ def test_a_long_lock_ends_the_run_in_one_sentence_and_it_stays_resumable(
     assert "database is locked" in message and f"`sessions resume {session.id}`" in message
     assert "\n" not in message
     released.wait(10)
-    interrupted = store.interrupted_run(session.id)
+    interrupted = store.runs.interrupted(session.id)
     assert interrupted is not None
     assert main(["sessions", "show", session.id, "--json", "--db", url]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -145,7 +145,7 @@ def test_postgresql_down_for_a_few_seconds_loses_and_doubles_nothing(
 ) -> None:
     monkeypatch.setenv("SPARROW_DB_RETRY_S", "30")
     store = SessionStore.open(cluster.url())
-    session = store.create_session()
+    session = store.sessions.create()
     agent = Agent(ScriptedModel(script(2)), [outage_tool(cluster.halt, cluster.restart, 2.0)])
     seen = list(run_in_session(store, session.id, agent, "poke it"))
     assert seen[-1].status == "completed"

@@ -27,8 +27,8 @@ def wait_for_step_two(store: SessionStore, server: FakeOpenAIServer, timeout: fl
     """The id of the session once its run has saved step 2's start and the model call for it is under way."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for session in store.list_sessions():
-            started = [e for e in store.events(session.id) if isinstance(e, StepStarted)]
+        for session in store.sessions.list():
+            started = [e for e in store.log.events(session.id) if isinstance(e, StepStarted)]
             if started and started[-1].step == 2 and len(server.requests) == 2:
                 return session.id
         time.sleep(0.05)
@@ -56,7 +56,7 @@ def test_a_run_killed_with_sigkill_keeps_its_events_and_resumes(tmp_path: Path) 
         assert f"session: {session_id}" in stderr.decode()
 
         shown = [event_from_dict(json.loads(line)) for line in stdout.decode().splitlines()]
-        stored = store.events(session_id)
+        stored = store.log.events(session_id)
         assert [e for e in shown if e.type != "model_delta"] == stored  # everything shown had been saved
         assert simplify(stored) == [
             ("run_started", "What is 6*7?"),
@@ -66,14 +66,14 @@ def test_a_run_killed_with_sigkill_keeps_its_events_and_resumes(tmp_path: Path) 
             ("observation", "42", None),
             ("step", 2),
         ]
-        interrupted = store.interrupted_run(session_id)
+        interrupted = store.runs.interrupted(session_id)
         assert interrupted is not None and interrupted.run_id == stored[0].run_id
 
         resume = cli("sessions", "resume", session_id, "--db", url, "--model", "fake-model")
         result = subprocess.run(resume, env=env, cwd=tmp_path, capture_output=True, timeout=60)
     assert (result.returncode, result.stdout.decode()) == (0, "42\n"), result.stderr.decode()
     assert "resumed at step 2" in result.stderr.decode()
-    after = store.events(session_id)
+    after = store.log.events(session_id)
     assert after[: len(stored)] == stored
     assert simplify(after[len(stored) :]) == [
         ("run_resumed", 2),
@@ -84,5 +84,5 @@ def test_a_run_killed_with_sigkill_keeps_its_events_and_resumes(tmp_path: Path) 
     ]
     finished = after[-1]
     assert isinstance(finished, RunFinished) and finished.run_id == interrupted.run_id and finished.tool_calls == 1
-    assert store.interrupted_run(session_id) is None
+    assert store.runs.interrupted(session_id) is None
     store.close()

@@ -63,12 +63,12 @@ def test_a_question_with_hidden_characters_runs_and_titles_visibly_on_each_backe
 ) -> None:
     db_url = file_db_url
     store = SessionStore.open(db_url)
-    session = store.create_session()
+    session = store.sessions.create()
     events = list(run_in_session(store, session.id, Agent(ScriptedModel(["Final Answer: ok"]), []), question))
     assert events[-1].status == "completed"
-    title = store.get_session(session.id).title
+    title = store.sessions.get(session.id).title
     assert shows_nothing_hidden(title) and "\\u" in title
-    assert [e.question for e in store.events(session.id) if e.type == "run_started"] == [question]
+    assert [e.question for e in store.log.events(session.id) if e.type == "run_started"] == [question]
     assert main(["sessions", "list", "--db", db_url]) == 0
     listed = capsys.readouterr().out
     assert title in listed and shows_nothing_hidden(listed.replace("\n", ""))
@@ -77,10 +77,10 @@ def test_a_question_with_hidden_characters_runs_and_titles_visibly_on_each_backe
 def test_a_raw_title_written_past_the_store_still_lists_escaped(tmp_path: str, capsys: pytest.CaptureFixture) -> None:
     url = f"sqlite:///{tmp_path}/db.sqlite"
     store = SessionStore.open(url)
-    session = store.create_session()
+    session = store.sessions.create()
     with store.engine.begin() as conn:
         conn.execute(text("UPDATE sessions SET title = :t WHERE id = :i"), {"t": "a\u202eb", "i": session.id})
-    assert store.get_session(session.id).title == "a\\u202eb"
+    assert store.sessions.get(session.id).title == "a\\u202eb"
     assert main(["sessions", "list", "--db", url]) == 0
     assert "\u202e" not in capsys.readouterr().out
 

@@ -33,9 +33,9 @@ def valid_file() -> bytes:
     """A real session file: one run with a tool call, and a snapshot."""
     store = SessionStore.open("sqlite://")
     agent = arithmetic_agent()
-    session = store.create_session(config_from_agent(agent))
+    session = store.sessions.create(config_from_agent(agent))
     run(store, session.id, agent, "What is 6*7?")
-    store.save_snapshot(session.id, "done")
+    store.snapshots.save(session.id, "done")
     data = export_session(store, session.id)
     store.close()
     return data
@@ -58,8 +58,8 @@ def assert_all_or_nothing(store: SessionStore, data: bytes) -> None:
         return
     after = table_counts(store.engine)
     assert after["sessions"] == before["sessions"] + 1
-    assert after["events"] == before["events"] + len(store.events(session.id))
-    assert after["snapshots"] == before["snapshots"] + len(store.list_snapshots(session.id))
+    assert after["events"] == before["events"] + len(store.log.events(session.id))
+    assert after["snapshots"] == before["snapshots"] + len(store.snapshots.list(session.id))
 
 
 json_values = st.recursive(

@@ -37,9 +37,9 @@ def valid_document() -> dict[str, Any]:
     """A real session file (one run with a tool call, and a snapshot), parsed."""
     store = SessionStore.open("sqlite://")
     agent = arithmetic_agent()
-    session = store.create_session(config_from_agent(agent))
+    session = store.sessions.create(config_from_agent(agent))
     run(store, session.id, agent, "What is 6*7?")
-    store.save_snapshot(session.id, "done")
+    store.snapshots.save(session.id, "done")
     document = json.loads(export_session(store, session.id))
     store.close()
     return document
@@ -167,9 +167,9 @@ def test_what_import_accepts_round_trips_byte_identically(
     document["events"][-1]["ts"] = ts
     first, second = two_stores  # each example imports a new session into the same two stores
     info = import_session(first, json.dumps(document, ensure_ascii=False))  # within every limit: accepted
-    [listed] = [listed for listed in first.list_sessions() if listed.id == info.id]
+    [listed] = [listed for listed in first.sessions.list() if listed.id == info.id]
     format_timestamp(listed.updated_at)
-    events = first.events(info.id)
+    events = first.log.events(info.id)
     Transcript.from_events(events)
     json.dumps([e.to_dict() for e in events], allow_nan=False)
     for fmt in ("jsonl", "md", "otel"):
@@ -199,12 +199,12 @@ def test_tame_makes_any_tool_value_importable(value: Any, depth: int) -> None:
 
 def test_a_damaged_row_does_not_break_the_listing(tmp_path: Path) -> None:
     store = SessionStore.open(f"sqlite:///{tmp_path / 's.db'}")
-    good = store.create_session(title="good one")
-    bad = store.create_session(title="bad one")
+    good = store.sessions.create(title="good one")
+    bad = store.sessions.create(title="bad one")
     with store.engine.begin() as conn:
         conn.execute(text("UPDATE sessions SET config = :c WHERE id = :i"), {"c": '{"protocol": 5}', "i": bad.id})
         conn.execute(text("UPDATE sessions SET updated_at = :u WHERE id = :i"), {"u": 1e300, "i": good.id})
-    listed = {s.id: s for s in store.list_sessions()}
+    listed = {s.id: s for s in store.sessions.list()}
     assert set(listed) == {good.id, bad.id}
     assert listed[bad.id].config.protocol == "react"  # the damaged config reads as the defaults
     assert format_timestamp(listed[good.id].updated_at) == "—"

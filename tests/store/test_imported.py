@@ -21,9 +21,9 @@ BEFORE = "0004_owners_and_share_links"
 def session_id(store: SessionStore) -> str:
     """A session of the user's own, with one run and a snapshot."""
     agent = arithmetic_agent()
-    session = store.create_session(config_from_agent(agent))
+    session = store.sessions.create(config_from_agent(agent))
     run(store, session.id, agent, "What is 6*7?")
-    store.save_snapshot(session.id, "answered")
+    store.snapshots.save(session.id, "answered")
     return session.id
 
 
@@ -31,16 +31,16 @@ def test_an_imported_session_is_marked_with_the_time_of_its_import(store: Sessio
     before = time.time()
     copy = import_session(store, export_session(store, session_id))
     assert copy.imported_at is not None and before <= copy.imported_at <= time.time()
-    assert store.get_session(copy.id).imported_at == copy.imported_at
-    assert {s.id: s.imported_at for s in store.list_sessions()} == {session_id: None, copy.id: copy.imported_at}
+    assert store.sessions.get(copy.id).imported_at == copy.imported_at
+    assert {s.id: s.imported_at for s in store.sessions.list()} == {session_id: None, copy.id: copy.imported_at}
 
 
 def test_a_new_session_and_forks_of_an_imported_copy_are_not_imported(store: SessionStore, session_id: str) -> None:
     copy = import_session(store, export_session(store, session_id))
-    assert store.create_session().imported_at is None
-    [snapshot] = store.list_snapshots(copy.id)
-    assert store.fork_snapshot(snapshot.id).imported_at is None
-    run_id = store.events(copy.id)[0].run_id
+    assert store.sessions.create().imported_at is None
+    [snapshot] = store.snapshots.list(copy.id)
+    assert store.snapshots.fork(snapshot.id).imported_at is None
+    run_id = store.log.events(copy.id)[0].run_id
     assert fork_before_run(store, copy.id, run_id).imported_at is None
 
 
@@ -62,13 +62,13 @@ def test_a_file_that_claims_to_be_imported_already_is_refused(store: SessionStor
     document["session"]["imported_at"] = 1.0
     with pytest.raises(SessionFileError, match=r"session\.imported_at"):
         import_session(store, json.dumps(document))
-    assert [s.id for s in store.list_sessions()] == [session_id]
+    assert [s.id for s in store.sessions.list()] == [session_id]
 
 
 def test_the_imported_migration_goes_down_and_up_and_old_sessions_read_none(file_db_url: str) -> None:
     store = SessionStore.open(file_db_url)
     agent = arithmetic_agent()
-    session = store.create_session(config_from_agent(agent))
+    session = store.sessions.create(config_from_agent(agent))
     events = run(store, session.id, agent, "What is 6*7?")
     copy = import_session(store, export_session(store, session.id))
     store.close()
@@ -78,7 +78,7 @@ def test_the_imported_migration_goes_down_and_up_and_old_sessions_read_none(file
         assert conn.execute(text("SELECT count(*) FROM events")).scalar() == 2 * len(persisted(events))
     engine.dispose()
     reopened = SessionStore.open(file_db_url)  # upgraded again on open: the column is back, empty
-    assert {s.id: s.imported_at for s in reopened.list_sessions()} == {session.id: None, copy.id: None}
-    assert reopened.events(copy.id) == reopened.events(session.id) == persisted(events)
+    assert {s.id: s.imported_at for s in reopened.sessions.list()} == {session.id: None, copy.id: None}
+    assert reopened.log.events(copy.id) == reopened.log.events(session.id) == persisted(events)
     assert import_session(reopened, export_session(reopened, copy.id)).imported_at is not None
     reopened.close()

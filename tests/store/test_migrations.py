@@ -88,10 +88,10 @@ def test_a_database_made_before_migrations_is_upgraded_and_loses_nothing(empty_d
     store = SessionStore.open(empty_db_url)
     assert old_rows(empty_db_url) == before
     assert schema_state(empty_db_url).revision == head_revision()
-    done, copy, half = sorted(store.list_sessions(), key=lambda s: s.created_at)
+    done, copy, half = sorted(store.sessions.list(), key=lambda s: s.created_at)
     assert [s.imported_at for s in (done, copy, half)] == [None] * 3  # made before the mark existed: not known
-    assert store.events(done.id) == persisted(every_event_type("run_done")) == store.events(copy.id)
-    assert store.interrupted_run(half.id).question == "What is 6*7?"  # type: ignore[union-attr]
+    assert store.log.events(done.id) == persisted(every_event_type("run_done")) == store.log.events(copy.id)
+    assert store.runs.interrupted(half.id).question == "What is 6*7?"  # type: ignore[union-attr]
     memories = MemoryStore(store.engine)
     assert [m.text for m in memories.search("green tea")] == ["The user prefers green tea over coffee"]
     assert memories.add("The user prefers green tea over coffee").existing
@@ -104,8 +104,8 @@ def _open_and_write(url: str, start: Any, results: Any) -> None:
     try:
         start.wait(timeout=30)
         store = SessionStore.open(url)
-        session = store.create_session(title="new")
-        store.append(session.id, [RunFinished(run_id="r", ts=1.0, status="completed")])
+        session = store.sessions.create(title="new")
+        store.log.append(session.id, [RunFinished(run_id="r", ts=1.0, status="completed")])
         store.close()
         results.put(None)
     except BaseException as exc:

@@ -94,7 +94,7 @@ def test_every_number_the_importer_accepts_every_view_survives(
     except SessionFileError as exc:
         assert str(exc).count("\n") == 0 and "Error" not in str(exc), str(exc)
         return
-    events = store.events(session.id)
+    events = store.log.events(session.id)
     for fmt in ("jsonl", "otel", "md", "html"):
         text = export_trace(events, fmt)
         if fmt in ("jsonl", "otel"):

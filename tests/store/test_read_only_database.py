@@ -31,15 +31,15 @@ def database(tmp_path: Path) -> tuple[Path, str, str]:
     """A database with a finished session and one whose run was interrupted: (file, finished id, interrupted id)."""
     path = tmp_path / "db.sqlite"
     store = SessionStore.open(f"sqlite:///{path}")
-    done = store.create_session()
+    done = store.sessions.create()
     run(store, done.id, arithmetic_agent(), "What is 6*7?")
-    cut = store.create_session()
+    cut = store.sessions.create()
     events = []
     for event in Agent(ScriptedModel([react("First I multiply.", "calculator", expression="17 * 23")])).run(TWO_TOOLS):
         events.append(event)
         if isinstance(event, ToolFinished):
             break  # the process "died" after step 1
-    store.append(cut.id, [e for e in events if e.type != "model_delta"])
+    store.log.append(cut.id, [e for e in events if e.type != "model_delta"])
     store.close()
     return path, done.id, cut.id
 
@@ -80,7 +80,7 @@ def test_a_run_in_the_library_stops_before_the_model_with_the_same_sentence(data
         list(run_in_session(store, done, Agent(model), "What is 2+2?"))
     assert str(caught.value) == SENTENCE
     with pytest.raises(DatabaseUnavailable):
-        store.create_session()
-    assert [s.id for s in store.list_sessions()] and store.events(done)  # reading still works
+        store.sessions.create()
+    assert [s.id for s in store.sessions.list()] and store.log.events(done)  # reading still works
     store.close()
     assert fingerprint(path) == before

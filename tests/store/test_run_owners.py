@@ -78,24 +78,24 @@ def set_owner(store: SessionStore, session_id: str, run_id: str, owner: str, hea
 
 def interrupted_session(store: SessionStore) -> tuple[str, str]:
     """A session whose run stopped after its first step (as if its process died); (session id, run id)."""
-    session = store.create_session()
+    session = store.sessions.create()
     stream = run_in_session(store, session.id, arithmetic_agent(), "What is 6*7?")
     for event in stream:
         if isinstance(event, StepStarted) and event.step == 2:
             break
     stream.close()  # type: ignore[attr-defined]
-    interrupted = store.interrupted_run(session.id)
+    interrupted = store.runs.interrupted(session.id)
     assert interrupted is not None
     return session.id, interrupted.run_id
 
 
 def test_a_live_run_owns_its_session_and_a_database_cancel_stops_it(file_store: SessionStore) -> None:
-    session = file_store.create_session()
+    session = file_store.sessions.create()
     owners = RunOwners(file_store.engine)
     release = threading.Event()
     with ThreadPoolExecutor(1) as pool, _released(release):
         running = pool.submit(consume, run_in_session(file_store, session.id, slow_agent(release), "Slow?"))
-        wait_for(lambda: file_store.interrupted_run(session.id) is not None, "the run to start")
+        wait_for(lambda: file_store.runs.interrupted(session.id) is not None, "the run to start")
         claim = owners.get(session.id)
         assert claim is not None and claim.owner == this_process() and not claim.stale()
         with pytest.raises(SessionBusy, match=rf"session {session.id} already has a run in progress .*one run at a"):
@@ -109,11 +109,11 @@ def test_a_live_run_owns_its_session_and_a_database_cancel_stops_it(file_store: 
     assert isinstance(events[-1], RunFinished) and events[-1].status == "cancelled"
     assert owners.get(session.id) is None
     assert run(file_store, session.id, arithmetic_agent(), "What is 2*3?")[-1].status == "completed"  # type: ignore[attr-defined]
-    assert [e.type for e in file_store.events(session.id)].count("run_started") == 2
+    assert [e.type for e in file_store.log.events(session.id)].count("run_started") == 2
 
 
 def test_ten_questions_at_once_run_one_at_a_time(file_store: SessionStore) -> None:
-    session = file_store.create_session()
+    session = file_store.sessions.create()
     release, start = threading.Event(), threading.Barrier(10)
 
     def ask(i: int) -> list[Event] | str:
@@ -132,7 +132,7 @@ def test_ten_questions_at_once_run_one_at_a_time(file_store: SessionStore) -> No
         outcomes = [f.result(timeout=60) for f in futures]
     ran = [o for o in outcomes if isinstance(o, list)]
     assert len(ran) == 1 and len(refused) == 9 and all("already has a run in progress" in r for r in refused)
-    stored = file_store.events(session.id)
+    stored = file_store.log.events(session.id)
     assert [e.type for e in stored if e.type.startswith("run_")] == ["run_started", "run_finished"]
     assert {e.run_id for e in stored} == {ran[0][0].run_id}
 
@@ -154,7 +154,7 @@ def test_two_resuming_a_dead_run_at_once_make_exactly_one_continuation(file_stor
     continued = [o for o in outcomes if isinstance(o, list)]
     assert len(continued) == 1 and continued[0][-1].status == "completed"  # type: ignore[attr-defined]
     assert next(o for o in outcomes if isinstance(o, str)) in {"SessionBusy", "NothingToResume"}
-    stored = file_store.events(session_id)
+    stored = file_store.log.events(session_id)
     assert [e.type for e in stored].count("run_finished") == 1 and [e.type for e in stored].count("run_resumed") == 1
     assert RunOwners(file_store.engine).get(session_id) is None
 
@@ -181,26 +181,26 @@ def test_resume_waits_for_a_stale_heartbeat(
 
 
 def test_a_run_owned_elsewhere_is_followed_through_the_event_table(file_store: SessionStore) -> None:
-    session = file_store.create_session()
+    session = file_store.sessions.create()
     set_owner(file_store, session.id, "run_far", "replica-2:4242", time.time())
     started = RunStarted(run_id="run_far", ts=1.0, question="Far?", model="m", protocol="react", tools=(), settings={})
-    file_store.append(session.id, [started])
+    file_store.log.append(session.id, [started])
     owner = RunOwners(file_store.engine).live(session.id)
     assert owner is not None and not owner.local
     followed = FollowedRun(file_store, session.id, owner)
     assert followed.base == (started,) and followed.wait(0, 0.05) == [] and not followed.done
     step = StepStarted(run_id="run_far", ts=2.0, step=1)
-    file_store.append(session.id, [step])
+    file_store.log.append(session.id, [step])
     assert followed.wait(0, 30) == [step]
     followed.cancel()
     assert RunOwners(file_store.engine).get(session.id).cancel_requested  # type: ignore[union-attr]
     finished = RunFinished(run_id="run_far", ts=3.0, status="cancelled")
-    file_store.append(session.id, [finished])
+    file_store.log.append(session.id, [finished])
     assert followed.wait(1, 30) == [finished] and followed.done
 
 
 def test_a_follower_stops_when_the_owner_stops_heartbeating(file_store: SessionStore) -> None:
-    session = file_store.create_session()
+    session = file_store.sessions.create()
     set_owner(file_store, session.id, "run_far", "replica-2:4242", time.time())
     owner = RunOwners(file_store.engine).live(session.id)
     followed = FollowedRun(file_store, session.id, owner)  # type: ignore[arg-type]
@@ -221,7 +221,7 @@ def test_the_owner_is_this_replica_and_process(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_one_thread_beats_every_run_of_the_process_in_one_statement(file_store: SessionStore) -> None:
-    sessions = [file_store.create_session() for _ in range(8)]
+    sessions = [file_store.sessions.create() for _ in range(8)]
     owners, release, beats = RunOwners(file_store.engine), threading.Event(), []
 
     def count(conn: object, cursor: object, statement: str, *rest: object) -> None:

@@ -141,7 +141,7 @@ def test_every_dash_o_in_the_cli_goes_through_the_helper(tmp_path: Path) -> None
     from agent_core.store import SessionStore
 
     store = SessionStore.open(db)
-    session = store.create_session(title="hello")
+    session = store.sessions.create(title="hello")
     store.close()
     target = tmp_path / "real.json"
     link = tmp_path / "link.json"

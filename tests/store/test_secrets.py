@@ -12,7 +12,7 @@ import pytest
 
 from agent_core import Agent, OpenAIChatModel
 from agent_core.runtime.session_runs import config_from_agent, run_in_session
-from agent_core.store import SessionStore, export_session, import_session
+from agent_core.store import SessionStore, StoreAccess, export_session, import_session
 from agent_core.testing import FakeOpenAIServer
 from tests.core.helpers import answer, react
 from tests.store.helpers import all_cells
@@ -36,13 +36,13 @@ def test_the_api_key_never_reaches_the_database_files_or_logs(tmp_path: Path, ca
     with FakeOpenAIServer(replies, api_key=KEY) as server:  # refuses any request without the key
         store = SessionStore.open(url)
         agent = Agent(OpenAIChatModel("fake-model", api_key=KEY, base_url=server.base_url), max_steps=3)
-        session = store.create_session(config_from_agent(agent))
+        session = store.sessions.create(config_from_agent(agent))
         events = list(run_in_session(store, session.id, agent, "What is 6*7?"))
         assert events[-1].status == "completed"  # type: ignore[attr-defined]
-        store.save_snapshot(session.id, "saved")
+        store.snapshots.save(session.id, "saved")
         exported = export_session(store, session.id)
         import_session(store, exported)
-        store.fork_snapshot(store.list_snapshots(session.id)[0].id)
+        store.snapshots.fork(store.snapshots.list(session.id)[0].id)
 
         env = {**os.environ, "OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": server.base_url, "PYTHONPATH": str(REPO)}
         ask = [sys.executable, "-m", "agent_core", "ask", "What is 6*7?", "--db", url, "--model", "fake-model"]
@@ -63,9 +63,9 @@ def test_the_api_key_never_reaches_the_database_files_or_logs(tmp_path: Path, ca
         ]
         exported_by_cli = subprocess.run(export, env=env, cwd=tmp_path, capture_output=True, timeout=60)
         assert exported_by_cli.returncode == 0, exported_by_cli.stderr.decode()
-    assert len(server.requests) == 4 and len(store.list_sessions()) == 4
+    assert len(server.requests) == 4 and len(store.sessions.list()) == 4
 
-    assert_no_key("the session config", repr([s.config for s in store.list_sessions()]))
+    assert_no_key("the session config", repr([s.config for s in store.sessions.list()]))
     store.close()
     cells = all_cells(db_file)
     assert len(cells) > 50
@@ -80,11 +80,11 @@ def test_the_api_key_never_reaches_the_database_files_or_logs(tmp_path: Path, ca
 
 
 def test_a_key_that_turns_up_inside_an_event_is_redacted(store: SessionStore) -> None:
-    guarded = SessionStore(store.engine, secrets=[KEY, None, "short"])
+    guarded = SessionStore(StoreAccess.over(store.engine, secrets=[KEY, None, "short"]))
     agent = Agent(OpenAIChatModel("fake-model", api_key=KEY, base_url="http://127.0.0.1:9/v1", max_retries=0))
-    session = guarded.create_session(config_from_agent(agent))
+    session = guarded.sessions.create(config_from_agent(agent))
     list(run_in_session(guarded, session.id, agent, f"my key is {KEY}, is it short?"))
-    stored = guarded.events(session.id)
+    stored = guarded.log.events(session.id)
     assert stored[0].question == "my key is [REDACTED], is it short?"  # type: ignore[attr-defined]
-    assert guarded.get_session(session.id).title == "my key is [REDACTED], is it short?"
+    assert guarded.sessions.get(session.id).title == "my key is [REDACTED], is it short?"
     assert_no_key("a redacted session", export_session(guarded, session.id))

@@ -20,9 +20,9 @@ NAN = float("nan")
 def session_id(store: SessionStore) -> str:
     """A session with two runs and a snapshot between them."""
     agent = arithmetic_agent()
-    session = store.create_session(config_from_agent(agent))
+    session = store.sessions.create(config_from_agent(agent))
     run(store, session.id, agent, "What is 6*7?")
-    store.save_snapshot(session.id, "first answer")
+    store.snapshots.save(session.id, "first answer")
     run(store, session.id, agent, "Add 10 to that")
     return session.id
 
@@ -39,9 +39,9 @@ def test_two_exports_are_byte_identical_utf8_with_a_stable_layout(store: Session
     assert list(parsed) == ["format", "version", "session", "snapshots", "events"]
     assert (parsed["format"], parsed["version"]) == ("sparrow.session", 1)
     assert list(parsed["session"]) == ["id", "title", "created_at", "updated_at", "parent_id", "forked_from", "config"]
-    assert [e["seq"] for e in parsed["events"]] == list(range(1, len(store.events(session_id)) + 1))
+    assert [e["seq"] for e in parsed["events"]] == list(range(1, len(store.log.events(session_id)) + 1))
     assert [{k: v for k, v in e.items() if k != "seq"} for e in parsed["events"]] == [
-        e.to_dict() for e in store.events(session_id)
+        e.to_dict() for e in store.log.events(session_id)
     ]
     lines = data.decode().splitlines()
     start = lines.index('  "events": [') + 1
@@ -54,18 +54,18 @@ def test_round_trip_to_another_database_and_continue(store: SessionStore, sessio
     other = SessionStore.open("sqlite://")
     imported = import_session(other, data)
     assert imported.id == session_id  # free in the other database, so kept
-    assert other.events(imported.id) == store.events(session_id)
+    assert other.log.events(imported.id) == store.log.events(session_id)
     assert export_session(other, imported.id) == data
-    assert [s.name for s in other.list_snapshots(imported.id)] == ["first answer"]
+    assert [s.name for s in other.snapshots.list(imported.id)] == ["first answer"]
     assert (
-        ConversationMemory.from_events(other.events(imported.id)).turns
-        == ConversationMemory.from_events(store.events(session_id)).turns
+        ConversationMemory.from_events(other.log.events(imported.id)).turns
+        == ConversationMemory.from_events(store.log.events(session_id)).turns
     )
 
     agent = agent_for_session(other, imported.id, FunctionModel(arithmetic))
     events = list(run_in_session(other, imported.id, agent, "Add 100 to that"))
     assert events[-1].final_answer == "152"  # type: ignore[attr-defined]
-    assert other.events(imported.id)[: store.get_session(session_id).last_seq] == store.events(session_id)
+    assert other.log.events(imported.id)[: store.sessions.get(session_id).last_seq] == store.log.events(session_id)
     other.close()
 
 
@@ -74,15 +74,15 @@ def test_importing_into_the_same_database_gets_fresh_ids(store: SessionStore, se
     before = export_session(store, session_id)
     copy = import_session(store, data)
     assert copy.id != session_id
-    assert store.events(copy.id) == store.events(session_id)
-    original_snapshot, copied_snapshot = store.list_snapshots(session_id)[0], store.list_snapshots(copy.id)[0]
+    assert store.log.events(copy.id) == store.log.events(session_id)
+    original_snapshot, copied_snapshot = store.snapshots.list(session_id)[0], store.snapshots.list(copy.id)[0]
     assert copied_snapshot.id != original_snapshot.id and copied_snapshot.name == original_snapshot.name
-    assert store.snapshot_events(copied_snapshot.id) == store.snapshot_events(original_snapshot.id)
+    assert store.snapshots.events(copied_snapshot.id) == store.snapshots.events(original_snapshot.id)
     assert export_session(store, session_id) == before
 
 
 def test_export_filename(store: SessionStore) -> None:
-    session = store.create_session(title="What is 6*7? / notes")
+    session = store.sessions.create(title="What is 6*7? / notes")
     assert export_filename(session) == f"What-is-6-7-notes-{session.id}.sparrow.json"
 
 
@@ -153,7 +153,7 @@ def test_lone_surrogates_and_nan_are_refused_but_the_words_are_fine(store: Sessi
     with pytest.raises(SessionFileError, match="NaN is not a number JSON allows"):
         import_session(store, corrupt(store, session_id, lambda d: d["session"]["config"]["settings"].update(x=NAN)))
     fine = import_session(store, corrupt(store, session_id, question("NaN, Infinity and 😀 \ud83d\ude00 are text")))
-    assert store.events(fine.id)[0].question == "NaN, Infinity and 😀 😀 are text"  # type: ignore[attr-defined]
+    assert store.log.events(fine.id)[0].question == "NaN, Infinity and 😀 😀 are text"  # type: ignore[attr-defined]
 
 
 def test_the_size_limit_is_checked_before_parsing(store: SessionStore, session_id: str) -> None:
@@ -165,11 +165,11 @@ def test_the_size_limit_is_checked_before_parsing(store: SessionStore, session_i
 def test_a_utf8_bom_and_a_str_are_accepted(store: SessionStore, session_id: str) -> None:
     data = export_session(store, session_id)
     assert import_session(store, b"\xef\xbb\xbf" + data).title == "What is 6*7?"
-    assert store.events(import_session(store, data.decode()).id) == store.events(session_id)
+    assert store.log.events(import_session(store, data.decode()).id) == store.log.events(session_id)
 
 
 def test_a_session_with_every_event_type_survives_the_file(store: SessionStore) -> None:
-    session = store.create_session(title="all types")
-    store.append(session.id, every_event_type())
+    session = store.sessions.create(title="all types")
+    store.log.append(session.id, every_event_type())
     copy = import_session(store, export_session(store, session.id))
-    assert store.events(copy.id) == every_event_type()
+    assert store.log.events(copy.id) == every_event_type()

@@ -2,7 +2,7 @@
 
 Existing owners stay as they are, bare subjects: before this revision only the ``[auth]`` provider could sign
 anyone in, so a bare subject is that provider's user (or a CLI ``--user``). When that user next signs in through
-the ``[auth]`` provider, their rows are re-keyed to ``ISSUER#SUBJECT`` (``SessionStore.adopt_owner``); a user of
+the ``[auth]`` provider, their rows are re-keyed to ``ISSUER#SUBJECT`` (``store.sessions.adopt_owner``); a user of
 another provider with the same subject never matches a bare subject, so nothing changes hands.
 
 Revision ID: 0007_owner_issuer
