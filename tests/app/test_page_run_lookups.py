@@ -36,9 +36,9 @@ def secrets_reads(monkeypatch: pytest.MonkeyPatch) -> list[None]:
 def test_a_chat_page_run_reads_the_secrets_and_the_language_once(
     monkeypatch: pytest.MonkeyPatch, store: SessionStore, secrets_reads: list[None]
 ) -> None:
-    session = store.create_session()
+    session = store.sessions.create()
     for n in range(5):
-        store.append(session.id, calculator_run(f"r{n}"))
+        store.log.append(session.id, calculator_run(f"r{n}"))
     languages: list[str] = []
     get = settings.get
     monkeypatch.setattr(settings, "get", lambda key: languages.append(key) or get(key))
@@ -75,9 +75,9 @@ def test_secrets_that_appear_between_runs_are_seen_at_the_next_run(monkeypatch: 
 def test_the_datasets_are_asked_once_per_page_run_not_once_per_turn(
     monkeypatch: pytest.MonkeyPatch, store: SessionStore
 ) -> None:
-    session = store.create_session()
+    session = store.sessions.create()
     for n in range(20):
-        store.append(session.id, calculator_run(f"r{n}"))
+        store.log.append(session.id, calculator_run(f"r{n}"))
     asked: list[None] = []
     listed = add_to_dataset.list_datasets
     monkeypatch.setattr(add_to_dataset, "list_datasets", lambda s: asked.append(None) or listed(s))
