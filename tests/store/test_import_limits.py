@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 
 from agent_core.guards.value_limits import MAX_DEPTH, check_values, tame
+from agent_core.guards.visible_text import visible
 from agent_core.runtime.session_runs import config_from_agent
 from agent_core.store import SessionFileError, SessionStore, export_session, import_session
 from agent_core.trace_export import export_trace
@@ -67,6 +68,7 @@ MUTATIONS = {
     "ts negative": (setter(lambda d: d["events"][2], "ts", -1), r"events\[2\]\.ts: -1 is not a time"),
     "created_at 2**63": (setter(lambda d: d["session"], "created_at", 2**63), r"session\.created_at"),
     "updated_at ms": (setter(lambda d: d["session"], "updated_at", 1.7e12), r"session\.updated_at"),
+    "blank title": (setter(lambda d: d["session"], "title", " \t "), r"session\.title: .*a title cannot be empty"),
     "snapshot time": (setter(lambda d: d["snapshots"][0], "created_at", 1e13), r"snapshots\[0\]\.created_at"),
     "arguments 800 deep": (
         setter(lambda d: of_type(d, "tool_started"), "arguments", {"x": nested(800)}),
@@ -134,6 +136,11 @@ JSON_VALUE = st.recursive(
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=200)
 
 
+def _shows(title: str) -> bool:
+    """Whether a title keeps a visible character once its whitespace is collapsed."""
+    return bool(visible(" ".join(title.split())))
+
+
 @pytest.fixture(scope="module")
 def two_stores() -> Iterator[tuple[SessionStore, SessionStore]]:
     """Two in-memory stores for the round trip, opened once (a new store migrates its schema: 0.1 s each)."""
@@ -148,7 +155,8 @@ def two_stores() -> Iterator[tuple[SessionStore, SessionStore]]:
     arguments=st.dictionaries(st.text(max_size=8), JSON_VALUE, max_size=4),
     details=JSON_VALUE,
     answer=TEXT,
-    title=st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=60),
+    # a title with something to show: a blank one is refused (MUTATIONS)
+    title=st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=60).filter(_shows),
     ts=st.floats(0, 4_102_444_800),
 )
 def test_what_import_accepts_round_trips_byte_identically(
