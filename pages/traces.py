@@ -102,7 +102,7 @@ if run_tab.open:
         if step is None:
             st.caption(t("traces.inspect.no_steps"))
         else:
-            inspector.inspect_step(step, turn, prices())
+            inspector.inspect_step(step, prices())
             whatif.step_controls(store, config, session_id, turn, step)
 
 if session_tab.open:

@@ -224,7 +224,7 @@ def model_calls(step: StepView) -> list[ModelFinished]:
     ]
 
 
-def inspect_step(step: StepView, turn: TurnView, prices: PriceTable) -> None:
+def inspect_step(step: StepView, prices: PriceTable) -> None:
     """Messages sent, raw output, parsed reply and observations of one step, in tabs; every text copyable."""
     calls = model_calls(step)
     call = calls[-1] if calls else None
