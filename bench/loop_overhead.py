@@ -21,6 +21,8 @@ import argparse
 import gc
 import json
 import platform
+import queue
+import threading
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -97,6 +99,29 @@ def per_step(make: Callable[[], Callable[[], object]], steps: int, repeats: int)
     return min(w for w, _ in times) / steps * 1e6, min(c for _, c in times) / steps * 1e6
 
 
+def thread_hop(calls: int, repeats: int) -> tuple[float, float]:
+    """Best wall and CPU µs of one bare round trip to a waiting Python thread: the machine's floor for any tool
+    run off the loop's thread (two queues, no Sparrow code)."""
+    jobs: queue.SimpleQueue[int | None] = queue.SimpleQueue()
+    done: queue.SimpleQueue[int] = queue.SimpleQueue()
+
+    def worker() -> None:
+        while (job := jobs.get()) is not None:
+            done.put(job)
+
+    threading.Thread(target=worker, daemon=True).start()
+
+    def hops() -> object:
+        for i in range(calls):
+            jobs.put(i)
+            done.get()
+        return None
+
+    best = per_step(lambda: hops, calls, repeats)
+    jobs.put(None)
+    return best
+
+
 def peak_memory(protocol: str, steps: int) -> int:
     """Peak bytes allocated while running ``steps`` steps (the script itself excluded)."""
     run = sparrow_run(protocol, steps)
@@ -153,6 +178,12 @@ def main() -> None:
     print("seed: the seed's loop reading the same scripted model; bare seed: its loop with replies from a list")
     print("threaded: Sparrow with the calculator in a worker thread, against Sparrow with it inline")
     print("cpu: the process's CPU time (every thread), steadier on a shared machine; wall: elapsed time")
+    hop_wall, hop_cpu = thread_hop(args.steps, args.repeats)
+    floors = ", ".join(
+        f"{p} {(results['cpu'][p]['sparrow'] + hop_cpu) / results['cpu'][p]['sparrow']:.2f}×" for p in results["cpu"]
+    )
+    print(f"floor: a bare round trip to a waiting thread costs {hop_wall:.1f} µs wall, {hop_cpu:.1f} µs CPU here;")
+    print(f"       no worker thread can do better than Sparrow + that hop (cpu: {floors})")
     print()
     print("memory: the context is bounded; what grows is the run's record of distinct calls (repeat detection)")
     print(f"{'protocol':<10}{'peak KiB @100':>15}{'@1,000':>9}{'@5,000':>9}{'B/step 100→1,000':>18}{'1,000→5,000':>13}")
