@@ -33,18 +33,23 @@ def secrets_reads(monkeypatch: pytest.MonkeyPatch) -> list[None]:
     return seen
 
 
+def chat_of(store: SessionStore, *, turns: int) -> AppTest:
+    """The Chat page, run once, on a new session of ``turns`` finished calculator runs."""
+    session = store.sessions.create()
+    for n in range(turns):
+        store.log.append(session.id, calculator_run(f"r{n}"))
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params["session"] = session.id
+    return at.run()
+
+
 def test_a_chat_page_run_reads_the_secrets_and_the_language_once(
     monkeypatch: pytest.MonkeyPatch, store: SessionStore, secrets_reads: list[None]
 ) -> None:
-    session = store.sessions.create()
-    for n in range(5):
-        store.log.append(session.id, calculator_run(f"r{n}"))
     languages: list[str] = []
     get = settings.get
     monkeypatch.setattr(settings, "get", lambda key: languages.append(key) or get(key))
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.query_params["session"] = session.id
-    at.run()
+    at = chat_of(store, turns=5)
     assert not at.exception and "weekday is 2024-13-01" in "\n".join(m.value for m in at.markdown)
     secrets_reads.clear()
     languages.clear()
@@ -75,15 +80,10 @@ def test_secrets_that_appear_between_runs_are_seen_at_the_next_run(monkeypatch: 
 def test_the_datasets_are_asked_once_per_page_run_not_once_per_turn(
     monkeypatch: pytest.MonkeyPatch, store: SessionStore
 ) -> None:
-    session = store.sessions.create()
-    for n in range(20):
-        store.log.append(session.id, calculator_run(f"r{n}"))
     asked: list[None] = []
     listed = add_to_dataset.list_datasets
     monkeypatch.setattr(add_to_dataset, "list_datasets", lambda s: asked.append(None) or listed(s))
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.query_params["session"] = session.id
-    at.run()
+    at = chat_of(store, turns=20)
     asked.clear()
     at.run()
     assert len([b for b in at.button if b.key and b.key.startswith("select_")]) == 20  # 20 turns, each with actions
