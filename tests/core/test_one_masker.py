@@ -27,10 +27,15 @@ def _random_key(alphabet: str, size: int) -> st.SearchStrategy[str]:
     return st.integers(0, 2**32).map(lambda seed: "".join(random.Random(seed).choices(alphabet, k=size)))
 
 
+def _mixed(key: str) -> bool:
+    """A digit, an upper-case and a lower-case letter: what a provider's random key nearly always has."""
+    return any(c.isdigit() for c in key) and any(c.isupper() for c in key) and any(c.islower() for c in key)
+
+
 UNKNOWN = st.one_of(
     st.integers(24, 40).flatmap(lambda n: _random_key(ALNUM, n)).map(lambda b: f"sk-live-{b}"),
     st.integers(24, 40).flatmap(lambda n: _random_key(ALNUM, n)).map(lambda b: f"pk-test-{b}"),
-).filter(lambda k: any(c.isdigit() for c in k) and any(c.isupper() for c in k) and any(c.islower() for c in k))
+).filter(_mixed)
 ASSIGNED = st.tuples(NAMES, VALUES, st.sampled_from(["{n}={v}", '"{n}": "{v}"', "export {n}='{v}'"])).map(
     lambda t: t[2].format(n=t[0], v=t[1])
 )
@@ -74,7 +79,7 @@ def test_bare_random_keys_are_masked_nearly_always() -> None:
     judgement, so it is held to a rate over 2,000 fixed keys (it misses about 0.5%: a key that happens to run
     lower-case letters together reads like words), not to every key hypothesis may draw."""
     keys = ["".join(random.Random(seed).choices(B64, k=40)) for seed in range(2_000)]
-    keys = [k for k in keys if any(c.isdigit() for c in k) and any(c.isupper() for c in k)]
+    keys = [k for k in keys if _mixed(k)]
     missed = [k for k in keys if k[6:] in mask_secrets(f"key {k} here")]
     assert len(missed) <= len(keys) // 100, missed
 
