@@ -148,3 +148,18 @@ def test_a_share_link_shows_one_session_read_only_until_revoked(
     store.acting_as(alice).shares.revoke(link.id)
     text = page_text(app(monkeypatch, None, share=token))
     assert "This share link is not valid" in text and "6*7" not in text
+
+
+def test_two_open_tabs_rerun_in_turn_and_each_sees_only_its_users(
+    monkeypatch: pytest.MonkeyPatch, store: SessionStore
+) -> None:
+    """What a page run looks up once (the signed-in identity, the secrets, the store) stays with its own tab."""
+    owned_session(store, Actor.user("sub-alice", "alice@example.com"), "What is 6*7?")
+    owned_session(store, Actor.user("sub-bob", "bob@example.com"), "What is 12*12?")
+    tabs = [(app(monkeypatch, ALICE, "pages/sessions.py"), ALICE, "6*7", "12*12")]
+    tabs.append((app(monkeypatch, BOB, "pages/sessions.py"), BOB, "12*12", "6*7"))
+    for _ in range(3):
+        for tab, user, mine, theirs in tabs:
+            monkeypatch.setattr(auth, "user_claims", lambda user=user: user)
+            text = page_text(tab.run())
+            assert f"Signed in as {user['email']}" in text and mine in text and theirs not in text
