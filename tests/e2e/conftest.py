@@ -196,6 +196,34 @@ def click_until(tab: object, target: object, done: object, tries: int = 3) -> No
                 raise
 
 
+STILL = """(target) => new Promise(resolve => {
+  const start = performance.now();
+  let last = "", since = start;
+  function frame() {
+    const box = target.getBoundingClientRect();
+    const now = performance.now(), key = [box.x, box.y, box.width, box.height].join();
+    if (key !== last) { last = key; since = now; }
+    if (now - since >= 250 || now - start >= 10000) { resolve(); } else { requestAnimationFrame(frame); }
+  }
+  frame();
+})"""
+
+
+def press(tab: object, target: object) -> None:
+    """Click ``target`` once the app is idle, the focused field left, and the target unmoved for 250 ms.
+
+    A click is a press and a release. On two loaded cores the field that loses focus at the press, or a popover
+    or expander still opening, can move the page between the two, and the release lands on another element:
+    no click at all (the browser's own events showed the press on Start, the release on a text field). A
+    form's submit button cannot simply be clicked again (a second submit adds a second item), so it is
+    clicked once, when nothing moves.
+    """
+    wait_for_app(tab)
+    tab.evaluate("() => document.activeElement instanceof HTMLElement && document.activeElement.blur()")  # type: ignore[attr-defined]
+    target.evaluate(STILL)  # type: ignore[attr-defined]
+    target.click()  # type: ignore[attr-defined]
+
+
 def run_settled(tab: object) -> None:
     """Wait until the Chat page has drawn a finished run from the store (its Stop button is gone) and is idle.
 

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from agent_core.testing import FakeOpenAIServer
 from agent_core.testing.rule_llm import rule_reply
-from tests.e2e.conftest import _free_port, open_page, shot, streamlit_server, wait_for_app
+from tests.e2e.conftest import _free_port, open_page, press, shot, streamlit_server, wait_for_app
 
 SIX_BY_SEVEN = "What is 6*7?"
 ANSWER = "The result is 42."
@@ -88,7 +88,7 @@ def shared_link(browser, url: str, owner: str, *, anyone: bool):  # type: ignore
     page.get_by_role("button", name="Share").first.click()
     if anyone:
         page.get_by_text("Anyone with the link (no sign-in)").click()
-    page.get_by_role("button", name="Create link").click()
+    press(page, page.get_by_role("button", name="Create link"))
     return page, page.locator("code").filter(has_text="?share=").first.inner_text().strip()
 
 
@@ -101,7 +101,7 @@ def test_two_users_see_only_their_own_work_and_sign_out(browser, auth_app: str) 
     alice.goto(f"{auth_app}/memory")
     wait_for_app(alice)
     alice.get_by_label("Fact").fill("Alice's favourite tea is sencha")
-    alice.get_by_role("button", name="Save").click()
+    press(alice, alice.get_by_role("button", name="Save"))
     alice.get_by_text("Alice's favourite tea is sencha").first.wait_for()
 
     bob = sign_in(browser, auth_app, "bob@example.com")

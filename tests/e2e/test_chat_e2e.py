@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from agent_core.store.session_file import parse_document
 from agent_core.testing.rule_llm import PONDER, PONDER_SECONDS, SLOW, TWO_TOOLS
 from tests.core.helpers import TWO_TOOLS_ANSWER
-from tests.e2e.conftest import open_page, run_settled, shot, wait_for_app
+from tests.e2e.conftest import open_page, press, run_settled, shot, wait_for_app
 
 ANSWER = TWO_TOOLS_ANSWER
 
@@ -51,7 +51,7 @@ def test_ask_trace_save_reload_download_upload(page, app_url: str, tmp_path: Pat
     page.get_by_role("button", name="Save snapshot").click()
     page.get_by_label("Snapshot name").fill("demo point")
     page.get_by_label("Snapshot name").press("Enter")
-    page.locator('[data-testid="stPopoverBody"]').get_by_role("button", name="Save snapshot").click()
+    press(page, page.locator('[data-testid="stPopoverBody"]').get_by_role("button", name="Save snapshot"))
     page.get_by_text("Saved snapshot 'demo point'.").wait_for()
 
     # A refresh reopens the same session from the store.

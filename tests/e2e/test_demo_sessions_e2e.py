@@ -20,7 +20,7 @@ from agent_core.store import SessionStore
 from agent_core.testing import ScriptedModel
 from agent_core.tools import builtin_tools
 from tests.core.helpers import answer
-from tests.e2e.conftest import ARTIFACTS, wait_for_app
+from tests.e2e.conftest import ARTIFACTS, press, wait_for_app
 from tests.e2e.test_demo_e2e import demo_store, no_key_app, tab
 
 __all__ = ["demo_store", "no_key_app"]
@@ -80,7 +80,7 @@ def test_forty_sessions_search_pages_and_renames(
                 continue
         assert box.input_value() == re.sub(r" \(\d+ / \d+\)$", "", title), (attempt, box.input_value(), title)
         box.fill(f"What is 6 * 7? {tag} renamed {attempt}")
-        page.get_by_test_id("stPopoverBody").get_by_role("button", name="Rename").click()
+        press(page, page.get_by_test_id("stPopoverBody").get_by_role("button", name="Rename"))
         page.get_by_text(f"renamed {attempt}").first.wait_for()
         wait_for_app(page)
     page.context.close()

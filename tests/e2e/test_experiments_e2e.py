@@ -8,7 +8,7 @@ import re
 from playwright.sync_api import expect
 
 from agent_core.testing.rule_llm import TWO_TOOLS
-from tests.e2e.conftest import open_page, run_settled, shot, wait_for_app
+from tests.e2e.conftest import open_page, press, run_settled, shot, wait_for_app
 
 
 def ask(page, question: str, turns: int) -> None:  # type: ignore[no-untyped-def]
@@ -21,13 +21,14 @@ def ask(page, question: str, turns: int) -> None:  # type: ignore[no-untyped-def
 
 
 def add_last_turn(page, dataset: str, saved: str) -> None:  # type: ignore[no-untyped-def]
+    """Open the last turn's "Add to dataset", save it to ``dataset``, see ``saved``, and close the popover."""
     button = page.get_by_role("button", name="Add to dataset").last
     wait_for_app(page)
     button.click()
     body = page.locator('[data-testid="stPopoverBody"]:visible')
     expect(body).to_have_count(1)
     body.get_by_label("Dataset (a new name makes a new one)").fill(dataset)
-    body.get_by_role("button", name="Add").click()
+    press(page, body.get_by_role("button", name="Add"))
     body.get_by_text(saved).wait_for()
     button.click()  # closes the popover again
     body.wait_for(state="detached")
@@ -44,7 +45,7 @@ def start_run(page, models: str, max_steps: int | None = None, baseline: str | N
     if baseline is not None:
         main.get_by_label("Baseline experiment").click()
         page.get_by_role("option", name=re.compile(re.escape(baseline))).click()
-    main.get_by_role("button", name="Start").click()
+    press(page, main.get_by_role("button", name="Start"))
 
 
 def test_dataset_from_chat_two_models_a_regression_and_its_trace(page, app_url: str) -> None:  # type: ignore[no-untyped-def]

@@ -19,7 +19,7 @@ from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.testing.rule_llm import TWO_TOOLS, rule_reply
 from agent_core.tools import builtin_tools
 from tests.core.helpers import answer, react
-from tests.e2e.conftest import shot, streamlit_server, wait_for_app
+from tests.e2e.conftest import press, shot, streamlit_server, wait_for_app
 
 FIXED = "2024-05-20 (Monday) + 150 days = 2024-10-17 (Thursday)"
 FAILING = [
@@ -70,7 +70,7 @@ def test_edit_step_2s_observation_and_continue(browser: Any, failing_app: tuple[
         box.wait_for()
         box.fill(FIXED)
         shot(page, "whatif_edit_form")
-        page.get_by_role("button", name="Continue", exact=True).click()
+        press(page, page.get_by_role("button", name="Continue", exact=True))
         page.wait_for_url(re.compile(r"/compare\?"))
         page.get_by_text("First divergence: step 2 / 2").first.wait_for(timeout=60_000)
         wait_for_app(page)
