@@ -15,9 +15,10 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, event, make_url, text
 from sqlalchemy.engine import URL
-from sqlmodel import StaticPool, create_engine
+from sqlmodel import create_engine
 
 from agent_core.env_settings import env_settings
+from agent_core.store.one_connection import OneConnectionPool
 from agent_core.store.outage import read_only_refusal
 from agent_core.store.schema import (
     SCHEMA_VERSION,
@@ -122,7 +123,9 @@ def _sqlite_engine(url: URL, echo: bool) -> Engine:
     in_memory = url.database in (None, "", ":memory:") or "mode=memory" in str(url)
     connect_args: dict[str, Any] = {"check_same_thread": False, "timeout": BUSY_TIMEOUT_S}
     if in_memory:
-        engine = create_engine(url, echo=echo, connect_args=connect_args, poolclass=StaticPool)
+        engine = create_engine(  # the database is its one connection: one thread at a time
+            url, echo=echo, connect_args=connect_args, poolclass=OneConnectionPool, pool_timeout=BUSY_TIMEOUT_S
+        )
     else:
         Path(url.database or DEFAULT_DB_FILE).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, echo=echo, connect_args=connect_args, pool_size=10, max_overflow=20)

@@ -9,6 +9,7 @@ from typing import Any
 
 from agent_core.events import Event, StepStarted
 from agent_core.store import SessionStore
+from agent_core.store.heartbeats import beat_all
 
 WRITERS = 20
 EVENTS_EACH = 40
@@ -98,4 +99,39 @@ def test_twenty_processes_creating_and_writing_one_new_database(empty_db_url: st
     for writer, session_id, _ in outcomes:
         assert store.sessions.get(session_id).title == f"writer {writer}"
         assert_complete(store, session_id, step_events(writer, EVENTS_EACH))
+    store.close()
+
+
+def test_an_in_memory_store_shared_by_threads_loses_and_doubles_nothing() -> None:
+    """``sqlite://`` keeps its database in one connection: writers, readers and a heartbeat take turns on it.
+
+    Before they did, a heartbeat's transaction began inside a writer's on the same connection ("cannot start a
+    transaction within a transaction"), and its rollback undid the writer's events (CI saw a duplicated seq).
+    """
+    store = SessionStore.open("sqlite://")
+    session_id = store.sessions.create().id
+    start = threading.Barrier(8 + 2)
+    stop = threading.Event()
+
+    def beat() -> None:
+        start.wait(timeout=30)
+        while not stop.is_set():
+            beat_all(store.engine, [(session_id, "run_x", "someone")], 1.0)
+
+    def read() -> None:
+        start.wait(timeout=30)
+        while not stop.is_set():
+            store.log.events(session_id)
+
+    with ThreadPoolExecutor(8 + 2) as pool:
+        others = [pool.submit(beat), pool.submit(read)]
+        writers = [pool.submit(write_one_by_one, store, session_id, step_events(i, 25), start) for i in range(8)]
+        try:
+            for future in writers:
+                future.result(timeout=60)
+        finally:
+            stop.set()
+        for future in others:
+            future.result(timeout=60)
+    assert [e.seq for e in store.log.stored_events(session_id)] == list(range(1, 8 * 25 + 1))
     store.close()
