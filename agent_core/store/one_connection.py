@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
@@ -31,18 +31,10 @@ class OneConnectionPool(StaticPool):
         self._waiting: deque[int] = deque()  # first come, first served: a busy thread cannot keep it
 
     def recreate(self) -> OneConnectionPool:
-        """A new pool like this one (SQLAlchemy's ``dispose`` and reconnects call it)."""
-        return OneConnectionPool(
-            creator=self._creator,
-            recycle=self._recycle,
-            reset_on_return=self._reset_on_return,
-            pre_ping=self._pre_ping,
-            echo=self.echo,
-            logging_name=self._orig_logging_name,
-            _dispatch=self.dispatch,
-            dialect=self._dialect,
-            timeout=self._timeout,
-        )
+        """A new pool like this one (SQLAlchemy's ``dispose`` and reconnects call it), with the same timeout."""
+        pool = cast(OneConnectionPool, super().recreate())  # StaticPool builds ``self.__class__`` from its options
+        pool._timeout = self._timeout
+        return pool
 
     def _do_get(self) -> ConnectionPoolEntry:
         me = threading.get_ident()
