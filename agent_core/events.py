@@ -4,12 +4,14 @@ The UI, the store, the metrics and the snapshot file all speak these shapes. ``E
 union of the event classes, told apart by their ``type`` tag: decode with ``event_from_dict()`` and
 handle them with a ``match`` ending in ``assert_never(event)``, so a view that forgets a new event
 type fails instead of ignoring it. Every event serialises to a plain JSON-ready dict with
-``to_dict()`` and comes back equal with ``event_from_dict()``.
+``to_dict()`` and comes back equal with ``event_from_dict()``. The base every event shares (its type tag,
+run id and time) and token usage come first; the branch events (a fork, a re-sample) are members like the rest.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -17,13 +19,136 @@ from typing import Annotated, Any, Literal, TypeAlias, get_args
 
 from pydantic import Field, TypeAdapter
 
-from agent_core.branch_events import ModelSampled, RunForked
-from agent_core.event_base import LATER as LATER
-from agent_core.event_base import EventBase as EventBase
-from agent_core.event_base import Usage as Usage
-from agent_core.event_base import later_fields as later_fields
-from agent_core.event_base import plain as plain
-from agent_core.event_base import without_unset as without_unset
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage of one model call (or a sum of several)."""
+
+    prompt_tokens: int = 0
+    """Tokens sent to the model."""
+    completion_tokens: int = 0
+    """Tokens the model wrote."""
+    estimated: bool = False
+    """True when the provider sent no usage and the numbers are Sparrow's estimate."""
+    cached_tokens: int = field(default=0, metadata={"later": True})
+    """Of ``prompt_tokens``, those the provider read from its prompt cache (billed at the cached-input rate)."""
+    reasoning_tokens: int = field(default=0, metadata={"later": True})
+    """Of ``completion_tokens``, those the model spent reasoning (billed as output, often not shown)."""
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.estimated or other.estimated,
+            self.cached_tokens + other.cached_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
+        )
+
+
+LATER = {"later": True}
+"""Field metadata of a field added after the log format was fixed: left out of ``to_dict`` while it holds its
+default, so logs do not grow by an empty key per event and files stay readable by earlier versions."""
+
+
+@cache
+def later_fields(cls: type) -> tuple[tuple[str, Any], ...]:
+    """The ``LATER`` fields of an event class, with their defaults."""
+    return tuple((f.name, f.default) for f in dataclasses.fields(cls) if f.metadata.get("later"))
+
+
+def without_unset(fields: dict[str, Any], cls: type) -> dict[str, Any]:
+    """``fields`` without the ``LATER`` fields that hold their default (the dict itself, changed)."""
+    for name, default in later_fields(cls):
+        if fields.get(name) == default or fields.get(name) == plain(default):
+            del fields[name]
+    return fields
+
+
+@dataclass(frozen=True, kw_only=True)
+class EventBase:
+    """Base of every event: its type tag, which run it belongs to and when it happened."""
+
+    type: str = field(default="event", init=False)
+    """The tag that tells the events apart (``run_started``, ``tool_finished``...); set by each class."""
+    run_id: str
+    """The run (one question and its answer) this event belongs to."""
+    ts: float = field(default_factory=time.time)
+    """Unix time at which the event was emitted."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-ready dict with a ``type`` discriminator (a ``LATER`` field only when it is set)."""
+        return without_unset({f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}, type(self))
+
+
+def plain(value: Any) -> Any:
+    """A JSON-ready copy: dataclasses become dicts, tuples become lists."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return without_unset({f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}, type(value))
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunForked(EventBase):
+    """This run is a fork of another run at a step: it follows the run's RunStarted, before the copied events."""
+
+    type: Literal["run_forked"] = field(default="run_forked", init=False)
+    """Always ``run_forked``."""
+    from_session: str
+    """The session of the original run (never written to by the fork)."""
+    from_run: str
+    """The original run."""
+    at_step: int
+    """The step the fork changes: steps before it are copies of the original's."""
+    edit: dict[str, Any] = field(default_factory=dict)
+    """What changed at ``at_step``: ``{"kind": "observation" | "action" | "thought" | "answer" | "settings", ...}``."""
+    copied_events: int = 0
+    """How many of this run's events are copies of the original's (their run id changed to this run's)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelSampled(EventBase):
+    """One re-sample of a finished step: the model asked again with exactly that step's messages."""
+
+    type: Literal["model_sampled"] = field(default="model_sampled", init=False)
+    """Always ``model_sampled``."""
+    step: int
+    """The step re-asked (its ModelFinished holds the messages that were sent again)."""
+    batch: str
+    """Samples asked together share this id."""
+    index: int
+    """0-based position of this sample in its batch."""
+    model: str = ""
+    """Model name as the client reports it."""
+    temperature: float | None = None
+    """The sampling temperature sent."""
+    text: str = ""
+    """Raw reply text."""
+    thought: str = ""
+    """The reply's Thought as parsed."""
+    tool_calls: tuple[dict[str, Any], ...] = ()
+    """Requested actions, as in ModelFinished."""
+    final_answer: str | None = None
+    """The answer, when the reply is one."""
+    format_error: str | None = None
+    """Why the reply could not be understood."""
+    error: str | None = None
+    """Why the call failed."""
+    usage: Usage = field(default_factory=Usage)
+    """Tokens of this call."""
+    latency_ms: float = 0.0
+    """Wall-clock time of the call."""
+    endpoint: str | None = field(default=None, metadata=LATER)
+    """The base URL the sample was asked at, without credentials (its price's provider); None: not recorded."""
+
 
 RunStatus = Literal["completed", "max_steps", "timeout", "cancelled", "format_error", "error", "repeated"]
 RUN_STATUSES: tuple[str, ...] = ("completed", "max_steps", "timeout", "cancelled", "format_error", "error", "repeated")

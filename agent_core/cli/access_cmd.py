@@ -8,9 +8,9 @@ import sys
 from urllib.parse import quote
 
 from agent_core.cli.common import EXIT_OK, CliError, open_store, store_errors, subcommand
+from agent_core.formatting import format_timestamp
 from agent_core.longterm.memory_store import MemoryStore
 from agent_core.store import ShareLinkInfo, ShareLinkInvalid
-from agent_core.views.formatting import format_timestamp
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -29,8 +29,8 @@ from agent_core.experiments.experiment_html import experiment_html
 from agent_core.experiments.experiment_records import ExperimentInfo, list_experiments
 from agent_core.experiments.experiment_report import changes_text, judge_text, summary_table, table
 from agent_core.experiments.experiment_results import ConfigSummary, UnitResult, config_summaries, unit_results
+from agent_core.formatting import format_timestamp
 from agent_core.store import SessionStore
-from agent_core.views.formatting import format_timestamp
 from agent_core.views.languages import LANGS
 
 

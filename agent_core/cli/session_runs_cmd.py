@@ -23,6 +23,7 @@ from agent_core.cli.common import (
 )
 from agent_core.cli.terminal import report, with_sigint
 from agent_core.events import Event, RunFinished, RunStarted
+from agent_core.formatting import UNKNOWN, format_cost, format_timestamp
 from agent_core.guards.limits import CancelToken
 from agent_core.guards.safe_write import write_output
 from agent_core.longterm.memory_store import MemoryStore
@@ -37,7 +38,6 @@ from agent_core.trace_export import (
     send_otlp,
 )
 from agent_core.trace_export.live_export import live_export
-from agent_core.views.formatting import UNKNOWN, format_cost, format_timestamp
 from agent_core.views.metrics import session_metrics
 
 

@@ -22,6 +22,7 @@ from agent_core.cli.common import (
 )
 from agent_core.cli.mcp_option import add_mcp_option
 from agent_core.examples import example_name
+from agent_core.formatting import format_timestamp
 from agent_core.guards.safe_write import write_output
 from agent_core.lazy_exports import deferred
 from agent_core.store import (
@@ -31,7 +32,6 @@ from agent_core.store import (
     export_session,
     import_session,
 )
-from agent_core.views.formatting import format_timestamp
 from agent_core.views.languages import LANGS
 
 RUNS = "agent_core.cli.session_runs_cmd"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Protocol, assert_never
 
-from agent_core.engine.repeat_text import answer_request_line, repeat_line
 from agent_core.events import (
     AnswerRequested,
     ApprovalDecided,
@@ -25,7 +24,8 @@ from agent_core.events import (
     ToolFinished,
     ToolStarted,
 )
-from agent_core.views.formatting import format_duration, plural
+from agent_core.formatting import format_duration, plural
+from agent_core.views.repeats import answer_request_line, repeat_line
 
 
 class TextOut(Protocol):

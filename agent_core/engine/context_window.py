@@ -13,10 +13,10 @@ from typing import Any
 
 from agent_core.engine.protocols.protocol import AgentProtocol
 from agent_core.events import Event, ModelFinished, RunFinished, RunStarted, ToolFinished
+from agent_core.formatting import clip
 from agent_core.models.chat_model import ChatModel, Message, ModelRequest, complete
 from agent_core.models.tokens import estimate_messages, estimate_tokens
 from agent_core.tools.tool import Tool
-from agent_core.views.formatting import clip
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ from typing import Literal
 from agent_core.engine.call_index import CallIndex, RecordedCall, canonical_arguments
 from agent_core.engine.protocols.protocol import AgentProtocol, Narrowing
 from agent_core.events import AnswerRequested, CallRepeated, Event, StepStarted, ToolFinished
+from agent_core.formatting import clip, plural
 from agent_core.guards.limits import RunStopped
 from agent_core.models.chat_model import Message
 from agent_core.tools.runner import CallRequest
 from agent_core.tools.tool import ToolSet
-from agent_core.views.formatting import clip, plural
 
 RepeatPolicy = Literal["redirect", "allow", "stop"]
 REPEAT_POLICIES: tuple[str, ...] = ("redirect", "allow", "stop")

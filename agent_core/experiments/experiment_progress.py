@@ -13,8 +13,8 @@ from sqlmodel import Session, col, select
 
 from agent_core.experiments.experiment_records import FINAL_STATES, ExperimentInfo
 from agent_core.experiments.experiment_tables import ResultRow
+from agent_core.formatting import format_cost, format_duration
 from agent_core.store import SessionStore
-from agent_core.views.formatting import format_cost, format_duration
 
 
 @dataclass

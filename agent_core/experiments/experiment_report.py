@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from agent_core.experiments.comparison import Change
 from agent_core.experiments.experiment_records import ExperimentInfo
 from agent_core.experiments.experiment_results import ConfigSummary
-from agent_core.views.formatting import format_cost, format_duration
+from agent_core.formatting import format_cost, format_duration
 
 HEADER = ("configuration", "pass", "95% interval", "score", "cost", "p50", "p95", "tokens", "failures")
 

@@ -8,11 +8,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core.engine.repeat_text import answer_request_line, repeat_line
 from agent_core.events import Event, RunFinished, ToolFinished, ToolStarted, Usage
+from agent_core.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
-from agent_core.views.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.views.metrics import RunMetrics, SessionMetrics, metrics_summary, runs_metrics, tool_summary
+from agent_core.views.repeats import answer_request_line, repeat_line
 from agent_core.views.transcript import Transcript
 from agent_core.views.turns import StepView, TurnView
 

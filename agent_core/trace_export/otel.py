@@ -21,12 +21,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent_core.engine.repeat_text import repeat_attributes, run_repeat_attributes
 from agent_core.events import Event, ModelFinished, ToolFinished, ToolStarted, with_full_messages
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.trace_export import openinference
 from agent_core.trace_export.usage_attributes import usage_details
 from agent_core.views.metrics import turn_metrics
+from agent_core.views.repeats import repeat_attributes, run_repeat_attributes
 from agent_core.views.timeline import TimedCall, timed_call, turn_calls
 from agent_core.views.transcript import Transcript
 from agent_core.views.turns import TurnView

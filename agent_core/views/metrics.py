@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from agent_core.events import Event, ModelFinished, ToolFinished, Usage
+from agent_core.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
-from agent_core.views.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.views.transcript import Transcript
 from agent_core.views.turns import TurnView
 

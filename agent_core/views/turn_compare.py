@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
-from agent_core.views.formatting import format_cost, format_duration, format_tokens
 from agent_core.views.metrics import RunMetrics
 from agent_core.views.step_diff import FieldDiff, field_diffs, step_fields
 from agent_core.views.turns import ActionView, StepView, TurnView

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 import streamlit as st
 
 from agent_core.examples import EXAMPLES, Example, example_name, open_example, split_examples
+from agent_core.formatting import format_timestamp
 from agent_core.guards.untrusted import plain
 from agent_core.store import SessionFileError, SessionInfo, SessionStore
-from agent_core.views.formatting import format_timestamp
 from sparrow_ui.shell.state import open_in_chat
 from sparrow_ui.translations.i18n import t
 from sparrow_ui.translations.strings_demo import td

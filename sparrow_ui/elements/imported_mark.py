@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.examples import example_name
+from agent_core.formatting import format_timestamp
 from agent_core.store import SessionInfo
-from agent_core.views.formatting import format_timestamp
 from sparrow_ui.translations.i18n import t
 
 

@@ -15,7 +15,7 @@ from typing import Any, cast
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from agent_core.views.formatting import format_cost, format_duration
+from agent_core.formatting import format_cost, format_duration
 
 UNMEASURED = -1.0
 """Stands for "not measured" or "price unknown" in a measured column (no time or cost is negative)."""

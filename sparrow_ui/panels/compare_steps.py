@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.models.pricing import PriceTable
-from agent_core.views.formatting import format_cost, format_duration, format_tokens
 from agent_core.views.step_diff import FieldDiff
 from agent_core.views.turn_compare import Comparison, StepPair
 from agent_core.views.turns import StepView, TurnView

@@ -13,8 +13,8 @@ import pandas as pd
 from agent_core.experiments.comparison import Change
 from agent_core.experiments.experiment_records import ExperimentInfo
 from agent_core.experiments.experiment_results import ConfigSummary, UnitResult
+from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.guards.untrusted import plain
-from agent_core.views.formatting import format_cost, format_duration, format_tokens
 from sparrow_ui.translations.strings_experiments import te
 
 CELL_TEXT = r"#(.*)$"

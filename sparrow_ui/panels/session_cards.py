@@ -12,9 +12,9 @@ from collections.abc import Sequence
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from agent_core.formatting import clip, format_timestamp
 from agent_core.guards.untrusted import neutralize, plain
 from agent_core.store import SessionInfo, SessionNotFound, SessionStore, SnapshotNotFound
-from agent_core.views.formatting import clip, format_timestamp
 from sparrow_ui.access.ownership import owner_note, share_menu
 from sparrow_ui.chat.run_control import live_run_id
 from sparrow_ui.elements.imported_mark import imported_mark

@@ -16,9 +16,9 @@ import streamlit as st
 
 from agent_core.engine.protocols.json_reply import partial_answer
 from agent_core.events import Usage
+from agent_core.formatting import clip, format_cost, format_duration, format_tokens, format_usage
 from agent_core.guards.untrusted import neutralize, plain
 from agent_core.models.pricing import PriceTable
-from agent_core.views.formatting import clip, format_cost, format_duration, format_tokens, format_usage
 from agent_core.views.metrics import RunMetrics, SessionMetrics, ToolStats
 from agent_core.views.transcript import ActionView, StepView, TurnView
 from sparrow_ui.chat import chat_attachments

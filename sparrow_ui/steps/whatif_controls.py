@@ -22,6 +22,7 @@ from agent_core.engine.call_index import canonical_arguments
 from agent_core.engine.protocols import PROTOCOLS
 from agent_core.engine.run_context import AgentSettings
 from agent_core.events import Usage
+from agent_core.formatting import format_cost, format_tokens
 from agent_core.longterm.memory_guard import MemoryRefused
 from agent_core.longterm.memory_store import MemoryStore
 from agent_core.longterm.memory_tools import bind_memory_tools
@@ -32,7 +33,6 @@ from agent_core.runtime.resample import edit_from_sample, outcome, resample_step
 from agent_core.runtime.run_settings import RunSettings
 from agent_core.store import SessionStore
 from agent_core.tools import Tool
-from agent_core.views.formatting import format_cost, format_tokens
 from agent_core.views.turns import StepView, TurnView
 from sparrow_ui.access.auth import read_only
 from sparrow_ui.elements.literal import literal

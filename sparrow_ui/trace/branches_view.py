@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from agent_core.formatting import clip
 from agent_core.runtime.branches import branch_tree
 from agent_core.store import SessionInfo, SessionNotFound, SessionStore
-from agent_core.views.formatting import clip
 from sparrow_ui.elements.literal import literal
 from sparrow_ui.shell.state import open_session
 from sparrow_ui.translations.strings_whatif import tw

@@ -16,9 +16,9 @@ from typing import Any, Literal
 import streamlit as st
 
 from agent_core.events import ModelFinished
+from agent_core.formatting import clip, format_cost, format_duration
 from agent_core.guards.untrusted import neutralize
 from agent_core.models.pricing import PriceTable
-from agent_core.views.formatting import clip, format_cost, format_duration
 from agent_core.views.metrics import RunMetrics
 from agent_core.views.time_split import TimeSplit
 from agent_core.views.transcript import ActionView, StepView, TurnView

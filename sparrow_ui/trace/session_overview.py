@@ -7,8 +7,8 @@ from typing import Any
 
 import streamlit as st
 
+from agent_core.formatting import clip, format_cost, format_duration, format_timestamp, format_tokens
 from agent_core.store import SessionInfo
-from agent_core.views.formatting import clip, format_cost, format_duration, format_timestamp, format_tokens
 from agent_core.views.metrics import RunMetrics, SessionMetrics
 from agent_core.views.transcript import TurnView
 from sparrow_ui.elements.table_cells import COST, seconds, styled

@@ -15,7 +15,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from agent_core.views.formatting import format_cost, format_duration, format_tokens
+from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.views.metrics import RunMetrics
 from agent_core.views.time_split import TimeSplit
 from agent_core.views.timeline import Timeline, TimelineRow, TokenRow

@@ -13,11 +13,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from agent_core import Agent
+from agent_core.formatting import format_cost
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.tools import builtin_tools
 from agent_core.trace_export import export_trace
-from agent_core.views.formatting import format_cost
 from agent_core.views.metrics import session_metrics
 from sparrow_ui.translations.strings_traces import STRINGS as TRACES_STRINGS
 from tests.observability.test_endpoint_pricing import DEEPSEEK, LOCAL, OPENAI, ZAI, ZHIPU, hosted

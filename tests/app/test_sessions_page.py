@@ -7,8 +7,8 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from agent_core.examples import open_example
+from agent_core.formatting import format_timestamp
 from agent_core.store import SessionStore, export_session, import_session
-from agent_core.views.formatting import format_timestamp
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 

@@ -110,7 +110,7 @@ def test_every_string_has_chinese() -> None:
 
 
 def test_tokens_read_the_same_everywhere() -> None:
-    from agent_core.views.formatting import format_token_flow
+    from agent_core.formatting import format_token_flow
 
     assert format_token_flow(729, 23) == "729 → 23 tokens"
     assert format_token_flow(3449, None, estimated=True, unit="token") == "~3.4k → — token"

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from agent_core.engine.run_context import AgentSettings, settings_problem
-from agent_core.event_base import plain
+from agent_core.events import plain
 from agent_core.examples import EXAMPLE_KEY
 from agent_core.experiments.run_configs import RunConfig
 from agent_core.runtime.run_settings import RunSettings

@@ -15,6 +15,7 @@ import pytest
 from agent_core import Agent
 from agent_core.cli.main import main
 from agent_core.events import Event, ModelFinished, ModelSampled, RunStarted, event_from_dict
+from agent_core.formatting import format_cost
 from agent_core.models import OpenAIChatModel
 from agent_core.models.endpoints import recorded_endpoint
 from agent_core.models.price_catalog import provider_id
@@ -25,7 +26,6 @@ from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import builtin_tools
 from agent_core.trace_export import build_spans, export_trace
-from agent_core.views.formatting import format_cost
 from agent_core.views.metrics import run_metrics, session_metrics
 from tests.core.helpers import answer, react
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from agent_core.views.formatting import format_cost, format_duration, format_percent, format_tokens, plural, share
+from agent_core.formatting import format_cost, format_duration, format_percent, format_tokens, plural, share
 
 
 @pytest.mark.parametrize(

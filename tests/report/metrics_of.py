@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_core.views.formatting import format_cost, format_duration, format_token_flow
+from agent_core.formatting import format_cost, format_duration, format_token_flow
 from agent_core.views.metrics import RunMetrics
 
 

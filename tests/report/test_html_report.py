@@ -10,10 +10,10 @@ import pytest
 
 from agent_core.cli import main
 from agent_core.examples import example, open_example
+from agent_core.formatting import format_duration, format_tokens
 from agent_core.store import SessionStore
 from agent_core.trace_export import EXTENSIONS, FORMATS, export_trace, to_html
 from agent_core.trace_export.html import CSP
-from agent_core.views.formatting import format_duration, format_tokens
 from agent_core.views.metrics import session_metrics
 from agent_core.views.transcript import Transcript
 from tests.report.hostile import HOSTILE, SECRET, hostile_events

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from agent_core.cli import main
+from agent_core.formatting import format_timestamp
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, Reply
-from agent_core.views.formatting import format_timestamp
 from tests.core.helpers import answer, react
 from tests.postgres import execute
 

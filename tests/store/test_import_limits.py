@@ -19,12 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
 
+from agent_core.formatting import format_timestamp
 from agent_core.guards.value_limits import MAX_DEPTH, check_values, tame
 from agent_core.guards.visible_text import visible
 from agent_core.runtime.session_runs import config_from_agent
 from agent_core.store import SessionFileError, SessionStore, export_session, import_session
 from agent_core.trace_export import export_trace
-from agent_core.views.formatting import format_timestamp
 from agent_core.views.transcript import Transcript
 from tests.store.helpers import arithmetic_agent, run, table_counts
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_core.events import AnswerRequested, CallRepeated
-from agent_core.views.formatting import plural
+from agent_core.formatting import plural
 from agent_core.views.turns import ActionView, TurnView
 
 
