@@ -13,7 +13,7 @@ import re
 import time
 from typing import Any
 
-from agent_core.engine.protocols.json_schema import NEXT
+from agent_core.engine.protocols.json_reply import NEXT
 from agent_core.testing.fake_models import Reply
 from agent_core.testing.fake_server import FakeOpenAIServer
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from agent_core import Agent
 from agent_core.engine.protocols import PROTOCOLS
-from agent_core.engine.protocols.near_json import loads_near_json
+from agent_core.engine.protocols.react import loads_near_json
 from agent_core.guards.json_limits import loads
 from agent_core.models.chat_model import Completion, ToolCall
 from agent_core.models.endpoint_check import describe_body

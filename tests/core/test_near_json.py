@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_core import Agent
-from agent_core.engine.protocols.react_parser import parse_action_input, parse_react
+from agent_core.engine.protocols.react import parse_action_input, parse_react
 from agent_core.testing import ScriptedModel
 from agent_core.tools import calculator, tool
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core.engine.protocols.react_parser import ParsedReply, parse_react
+from agent_core.engine.protocols import get_protocol
+from agent_core.engine.protocols.react import ParsedReply, parse_react
 from agent_core.tools import builtin_tools
 
 TOOLS = {t.name: t for t in builtin_tools()}
@@ -210,3 +211,14 @@ def test_parser_never_raises(text: str) -> None:
 @given(st.text(max_size=2000))
 def test_parser_never_raises_on_arbitrary_text(text: str) -> None:
     assert isinstance(parse(text), ParsedReply)
+
+
+@given(st.sampled_from(["Final Answer:", "**Final Answer**:", "final answer：", "最终答案：", "### FINAL_ANSWER:"]))
+def test_the_streamed_answer_is_what_the_parser_reads_as_the_final_answer(label: str) -> None:
+    react, tools, json_ = (get_protocol(name) for name in ("react", "tools", "json"))
+    reply = f"Thought: I know it.\n{label} 42 is the answer.\nObservation: made up"
+    assert react.streamed_answer(reply) == parse(reply).final_answer == "42 is the answer."
+    assert react.streamed_answer("Thought: still thinking, Final Answer: not a label mid-line") == ""
+    assert react.streamed_answer("Thought: t\nAction: calculator\nAction Input: {}\nFinal Answer: no") == ""
+    assert tools.streamed_answer("plain text") == "plain text"
+    assert json_.streamed_answer('{"final_answer": "4') == "4"

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
+
+
 def test_the_newcomers_landmarks_are_where_the_readme_says() -> None:
     landmarks = [
         "agent_core/engine/loop.py",
-        "agent_core/engine/protocols/react_parser.py",
+        "agent_core/engine/protocols/react.py",
         "agent_core/tools/tool.py",
         "agent_core/runtime/catalog.py",
         "agent_core/store/session_file.py",

@@ -1,9 +1,9 @@
 """The three ways Sparrow talks to models about tools: ReAct text, native tool calls, schema-constrained JSON."""
 
-from agent_core.engine.protocols.json_schema import JsonSchemaProtocol
-from agent_core.engine.protocols.native_tools import NativeToolsProtocol
+from agent_core.engine.protocols.json_reply import JsonSchemaProtocol
+from agent_core.engine.protocols.native import NativeToolsProtocol
 from agent_core.engine.protocols.protocol import AgentProtocol, Decision
-from agent_core.engine.protocols.react_text import ReactTextProtocol
+from agent_core.engine.protocols.react import ReactTextProtocol
 
 PROTOCOLS: dict[str, type[AgentProtocol]] = {
     "react": ReactTextProtocol,

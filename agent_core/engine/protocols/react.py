@@ -1,9 +1,11 @@
-"""Parser for ReAct text replies. It never raises: anything it cannot read becomes a ``format_error``.
+"""The ReAct text protocol: Thought / Action / Action Input / Observation / Final Answer, and its parser.
 
-It survives what real models write: preambles, ``**bold**`` or ``###`` labels, full-width colons,
-any case and spacing, markdown fences around JSON, Python-style dicts, near-JSON (curly quotes,
-full-width punctuation, trailing commas, unquoted keys; see ``near_json``), bare strings as input,
-several actions in one reply (the first wins) and a hallucinated ``Observation:`` (cut there).
+The parser never raises: anything it cannot read becomes a ``format_error``. It survives what real models
+write: preambles, ``**bold**`` or ``###`` labels, full-width colons, any case and spacing, markdown fences around
+JSON, Python-style dicts, near-JSON in an Action Input (typographic quotes, full-width punctuation, trailing commas,
+unquoted keys: repaired one step at a time, see ``loads_near_json``), bare strings as input, several actions in one
+reply (the first wins) and a hallucinated ``Observation:`` (cut there). ``Final Answer:`` is recognised by the
+parser's label alone; the renderer asks the protocol for it (``ReactTextProtocol.streamed_answer``).
 """
 
 from __future__ import annotations
@@ -11,12 +13,90 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_core.engine.protocols.near_json import OPENERS, loads_near_json
+from agent_core.engine.protocols.protocol import Decision, PromptedProtocol, one_call
 from agent_core.guards import json_limits
-from agent_core.tools.tool import Tool
+from agent_core.models.chat_model import Completion, Message
+from agent_core.tools.listing import signature
+from agent_core.tools.tool import Tool, ToolSet
+
+STOP_SEQUENCES = ["\nObservation:", "Observation:", "Observation："]
+
+_FORMAT = """Reply in one of these two forms, nothing else.
+Thought: <your reasoning>
+Action: <a tool name>
+Action Input: <the arguments as a JSON object>
+or
+Thought: <your reasoning>
+Final Answer: <the answer>"""
+
+_RULES = """Rules: one Action per reply; never write "Observation:" (the system does, with the tool's result). \
+Use a tool for math, dates, the time and facts you are unsure of. If a tool keeps failing, answer with what \
+you have and say what is missing. Answer in the question's language."""
+
+_EXAMPLE = """Example:
+Thought: I need 0.17 * 2340.
+Action: calculator
+Action Input: {"expression": "0.17 * 2340"}
+Observation: 397.8
+Thought: Done.
+Final Answer: 397.8"""
+
+
+class ReactTextProtocol(PromptedProtocol):
+    """Works with any chat model, including small local ones: tools are described in the prompt."""
+
+    name = "react"
+    reply_format = _FORMAT
+    rules = _RULES
+    example = _EXAMPLE
+    answer_now = (
+        "Do not write another Action. Reply now with a Thought and the Final Answer:\n"
+        "Thought: <your reasoning>\nFinal Answer: <the answer for the user>"
+    )
+    narrowing = "a correction message asks for Final Answer:"
+
+    def describe(self, tool: Tool) -> str:
+        """A compact signature (optional parameters marked ``?``), the description, each parameter's own."""
+        return signature(tool)
+
+    def request_options(self, tools: Sequence[Tool]) -> dict[str, Any]:
+        """Stop before a model can invent its own Observation."""
+        return {"stop": STOP_SEQUENCES}
+
+    def cut_index(self, text: str) -> int | None:
+        """Index of a model-written Observation label."""
+        return observation_index(text)
+
+    def interpret(self, completion: Completion, tools: ToolSet) -> Decision:
+        """Parse the text; the first action wins; the text is kept only up to any fake Observation."""
+        parsed = parse_react(completion.text, {t.name: t for t in tools})
+        assistant: Message = {"role": "assistant", "content": parsed.text}  # already cut before any Observation
+        if parsed.action is not None:
+            return one_call(parsed.thought, parsed.action, parsed.arguments, assistant, parsed.input_problem)
+        return Decision(
+            thought=parsed.thought,
+            final_answer=parsed.final_answer,
+            format_error=parsed.format_error,
+            assistant=assistant,
+        )
+
+    def assistant_message(self, text: str, tool_calls: Sequence[dict[str, Any]]) -> Message:
+        """The model's own text, cut before any Observation it wrote."""
+        cut = observation_index(text)
+        return {"role": "assistant", "content": (text if cut is None else text[:cut]).rstrip()}
+
+    def history_answer(self, answer: str) -> str:
+        """Earlier answers keep the Final Answer format, so the model keeps to it too."""
+        return f"Final Answer: {answer}"
+
+    def streamed_answer(self, text: str) -> str:
+        """What follows the parser's ``Final Answer:`` label in a reply so far ("" before it, or after an Action)."""
+        return streamed_final_answer(text)
+
 
 _LABELS = {
     "action_input": r"action[ _\-]*input|行动输入|动作输入",
@@ -59,6 +139,20 @@ def observation_index(text: str) -> int | None:
     found = [match.start()] if match else []
     found += [i for i in (text.find("Observation:"), text.find("Observation：")) if i != -1]
     return min(found) if found else None
+
+
+def streamed_final_answer(text: str) -> str:
+    """The final answer a (streaming) ReAct reply has written so far, as the parser reads it; "" when there is none.
+
+    The same label as ``parse_react``'s (``Final Answer:``, ``最终答案：``, any case, bold or full-width colon, at a
+    line start), cut at a model-written Observation; an Action written before it makes the reply an action.
+    """
+    cut = observation_index(text)
+    sections = _sections(text if cut is None else text[:cut])
+    final_at, action_at = _index(sections, "final_answer"), _index(sections, "action")
+    if final_at is None or (action_at is not None and action_at < final_at):
+        return ""
+    return sections[final_at][2].strip()
 
 
 def parse_react(text: str, tools: dict[str, Tool] | None = None) -> ParsedReply:
@@ -246,3 +340,54 @@ def _fit_keys(value: dict[str, Any], tool: Tool | None) -> dict[str, Any]:
 
 def _required(tool: Tool) -> list[str]:
     return [n for n, f in tool.args_model.model_fields.items() if f.is_required()]
+
+
+_DOUBLE = str.maketrans({"“": '"', "”": '"', "„": '"', "‟": '"', "«": '"', "»": '"', "「": '"', "」": '"', "＂": '"'})
+_SINGLE = str.maketrans({"‘": "'", "’": "'", "‚": "'", "‛": "'", "＇": "'"})
+_FULL_WIDTH = str.maketrans({"｛": "{", "｝": "}", "［": "[", "］": "]", "：": ":", "，": ","})
+_SINGLE_QUOTED = re.compile(r"'((?:[^'\\\n\"]|\\.)*)'")
+"""A single-quoted string without double quotes inside: rewritten as a JSON string (``{'a': true}``)."""
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+_UNQUOTED_KEY = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_\-]*)\s*:")
+OPENERS = "{[｛［"
+"""First characters of a structured Action Input (ASCII or full-width)."""
+
+
+def loads_near_json(text: str) -> Any:
+    """The value ``text`` means, after as few repairs as needed; ValueError when none helps."""
+    for repaired in _repairs(text):
+        value = _parse_repaired(repaired)
+        if value is not None:
+            return value
+    raise ValueError("not JSON, even after repairing quotes, punctuation and commas")
+
+
+def _repairs(text: str) -> list[str]:
+    steps: list[Callable[[str], str]] = [
+        lambda t: t.translate(_DOUBLE),
+        lambda t: t.translate(_SINGLE),
+        lambda t: _SINGLE_QUOTED.sub(lambda m: json.dumps(m.group(1), ensure_ascii=False), t),
+        lambda t: t.translate(_FULL_WIDTH),
+        lambda t: _TRAILING_COMMA.sub(r"\1", t),
+        lambda t: _UNQUOTED_KEY.sub(r'\1"\2":', t),
+    ]
+    out, current = [], text
+    for step in steps:
+        current = step(current)
+        out.append(current)
+    return out
+
+
+def _parse_repaired(text: str) -> Any:
+    try:
+        value, _ = json_limits.raw_decode(text.strip())
+        return value
+    except ValueError:
+        pass
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        return None
+    if isinstance(value, (dict, list)) and not json_limits.depth_over(value, json_limits.MAX_DEPTH):
+        return value
+    return None
