@@ -14,8 +14,7 @@ from agent_core import models
 from agent_core.cli.exit_codes import CliError
 from agent_core.cli.mcp_option import mcp_source
 from agent_core.engine.agent import Agent, AgentSettings
-from agent_core.engine.approval_policy import app_defaults
-from agent_core.engine.approvals import Approvals
+from agent_core.engine.approvals import Approvals, app_defaults
 from agent_core.engine.run_context import settings_problem
 from agent_core.env_settings import env_settings
 from agent_core.models.local_llama import local_chat_model

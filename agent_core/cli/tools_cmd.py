@@ -9,7 +9,7 @@ from typing import TextIO
 
 from agent_core.cli.exit_codes import EXIT_OK
 from agent_core.cli.mcp_option import add_mcp_option, mcp_source
-from agent_core.engine.approval_policy import app_defaults, asks_first
+from agent_core.engine.approvals import app_defaults, asks_first
 from agent_core.runtime.catalog import Catalog, tool_catalog
 
 

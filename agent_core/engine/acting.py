@@ -7,8 +7,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from agent_core.engine.approval_policy import asks_first
-from agent_core.engine.approvals import approval_key
+from agent_core.engine.approvals import approval_key, asks_first
 from agent_core.engine.run_context import RunContext
 from agent_core.events import ApprovalDecided, ApprovalRequested, Event, OutputFlagged, ToolFinished, ToolStarted
 from agent_core.guards.limits import CancelToken, Deadline, RunStopped

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from agent_core.engine.approval_policy import asks_first
+from agent_core.engine.approvals import asks_first
 from agent_core.engine.call_index import CallIndex
 from agent_core.events import Event, ToolFinished
 from agent_core.tools.runner import CallRequest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from agent_core.engine.approval_policy import app_defaults, asks_first, why_ask
+from agent_core.engine.approvals import app_defaults, asks_first, why_ask
 from agent_core.tools import Tool
 from sparrow_ui.shell import settings
 from sparrow_ui.translations.i18n import t

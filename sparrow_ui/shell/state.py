@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 import streamlit as st
 
 from agent_core.engine.agent import AgentSettings
-from agent_core.engine.approval_policy import app_defaults
+from agent_core.engine.approvals import app_defaults
 from agent_core.models import OpenAIChatModel
 from agent_core.models.endpoints import EndpointPolicy
 from agent_core.models.local_llama import local_chat_model

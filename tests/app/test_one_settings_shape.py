@@ -8,7 +8,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from agent_core.engine.approval_policy import app_defaults
+from agent_core.engine.approvals import app_defaults
 from agent_core.engine.run_context import AgentSettings
 from agent_core.events import RunStarted, StepStarted
 from agent_core.runtime.run_settings import RunSettings

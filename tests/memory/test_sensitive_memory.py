@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from agent_core import Agent
-from agent_core.engine.approval_policy import ASK_FIRST, app_defaults, asks_first
+from agent_core.engine.approvals import ASK_FIRST, app_defaults, asks_first
 from agent_core.events import ApprovalRequested
 from agent_core.longterm import MemoryStore
 from agent_core.longterm.memory_guard import MemoryRefused, check_memory
