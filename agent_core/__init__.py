@@ -13,7 +13,7 @@ __getattr__, __dir__ = lazy_exports(
         "AgentSettings": "agent_core.engine.agent",
         "CancelToken": "agent_core.guards.limits",
         "ChatModel": "agent_core.models.chat_model",
-        "ConversationMemory": "agent_core.engine.context_window",
+        "ConversationMemory": "agent_core.engine.conversation",
         "ModelError": "agent_core.models.model_errors",
         "OpenAIChatModel": "agent_core.models.openai_compat",
         "Tool": "agent_core.tools",

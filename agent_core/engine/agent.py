@@ -9,17 +9,17 @@ from typing import Any
 
 from agent_core.engine.approvals import Approvals
 from agent_core.engine.attachments import Attachment, check_attachments
-from agent_core.engine.context_window import ConversationMemory, rebuild_scratchpad
-from agent_core.engine.loop import ResumePoint, RunLoop
+from agent_core.engine.conversation import ConversationMemory
+from agent_core.engine.loop import RunLoop
 from agent_core.engine.protocols import AgentProtocol, get_protocol
-from agent_core.engine.repeats import rebuilt_requests
 from agent_core.engine.run_context import AgentSettings, RunContext
+from agent_core.engine.state import RecordedResults
 from agent_core.events import Event, RunStarted
 from agent_core.guards.limits import CancelToken
 from agent_core.guards.output_check import OutputCheck, default_check
 from agent_core.models.chat_model import ChatModel
-from agent_core.runtime.reuse import RecordedResults
 from agent_core.tools import Tool, ToolSet, builtin_tools
+from agent_core.tools.runner import CallRequest
 
 __all__ = ["Agent", "AgentSettings", "new_run_id"]
 
@@ -71,19 +71,36 @@ class Agent:
         return loop.events()
 
     def resume(self, run_events: Sequence[Event], *, cancel: CancelToken | None = None) -> Iterator[Event]:
-        """Continue an interrupted run (its events so far, without a RunFinished) after its last complete step."""
+        """Continue an interrupted run (its events so far, without a RunFinished) after its last complete step.
+
+        The same loop as ``run``, over the run's state folded from ``run_events``; it starts with a RunResumed.
+        """
+        return self._continued(run_events, cancel).events()
+
+    def branch(
+        self,
+        head: Sequence[Event],
+        step: int,
+        *,
+        calls: Sequence[CallRequest] = (),
+        answer: str | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Iterator[Event]:
+        """A fork's branch after its ``head`` (its RunStarted, RunForked, the copied steps and the edited ``step``):
+        the edited step's ``calls`` run, then its ``answer`` ends the run or the model is asked for the next steps.
+
+        The same loop as ``run``, over the branch's state folded from ``head`` (which is not yielded again).
+        """
+        return self._continued(head, cancel).branch(step, calls, answer)
+
+    def _continued(self, run_events: Sequence[Event], cancel: CancelToken | None) -> RunLoop:
         started = next((e for e in run_events if isinstance(e, RunStarted)), None)
         if started is None:
             raise ValueError("cannot resume: the events hold no run_started event")
-        asked = rebuilt_requests(run_events, self.protocol)
-        messages = {step: message for step, (message, _) in asked.items()}
-        tools, keep = list(self.tools), self.settings.keep_steps
-        pad, last_step = rebuild_scratchpad(run_events, self.protocol, tools, keep, messages)
-        narrowed = asked[last_step][1] if last_step in asked else None  # the narrowed request was not answered yet
-        point = ResumePoint(pad, last_step + 1, tuple(run_events), narrowed)
         parts = dataclasses.replace(self.context(), attachments=tuple(map(Attachment.from_dict, started.attachments)))
-        loop = RunLoop(parts, started.question, run_id=started.run_id, cancel=cancel or CancelToken(), resume=point)
-        return loop.events()
+        return RunLoop(
+            parts, started.question, run_id=started.run_id, cancel=cancel or CancelToken(), recorded=run_events
+        )
 
     def context(self) -> RunContext:
         """The parts a run works with, as they are now (attributes may be swapped between runs)."""

@@ -13,11 +13,11 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from agent_core.engine.approvals import Approvals
 from agent_core.engine.attachments import Attachment
-from agent_core.engine.context_window import ConversationMemory
+from agent_core.engine.conversation import ConversationMemory
 from agent_core.engine.protocols import AgentProtocol
+from agent_core.engine.state import RecordedResults
 from agent_core.guards.output_check import OutputCheck
 from agent_core.models.chat_model import ChatModel
-from agent_core.runtime.reuse import RecordedResults
 from agent_core.tools import ToolSet
 
 log = logging.getLogger(__name__)
@@ -88,11 +88,8 @@ class AgentSettings:
         """A new run's settings from a record of any version: unknown keys are ignored, an invalid value keeps its
         default, and the consent a run was given (``--yes``, ``--trust``) stays with that run: it asks again.
 
-        Records written before "no limit" had one meaning held ``max_tools: 0`` for it.
         """
         values = {k: v for k, v in record.items() if k in _FIELDS}
-        if values.get("max_tools") == 0:
-            values["max_tools"] = None
         try:
             return _RECORD.validate_python(values)
         except ValidationError as exc:
@@ -136,6 +133,6 @@ class RunContext:
     output_check: OutputCheck | None
     """Checks tool outputs and replies before they are shown or stored; None turns it off."""
     recorded: RecordedResults | None = None
-    """A fork's original run: its recorded tool results are reused for the same calls (see ``reuse``)."""
+    """A fork's original run: its recorded tool results are reused for the same calls (see ``RecordedResults``)."""
     attachments: tuple[Attachment, ...] = ()
     """Files attached to the run's question (sent with it, see ``attachments``)."""

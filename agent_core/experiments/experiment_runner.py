@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from agent_core.engine.context_window import Turn
+from agent_core.engine.conversation import Turn
 from agent_core.env_settings import env_settings
 from agent_core.events import Event, RunFinished
 from agent_core.experiments.checks import score_check

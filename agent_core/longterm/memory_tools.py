@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
 from agent_core import longterm
+from agent_core.engine.approvals import OUTSIDE_MEMORY, OUTSIDE_READ
 from agent_core.formatting import format_timestamp
-from agent_core.guards.taint import OUTSIDE_MEMORY, OUTSIDE_READ
 from agent_core.longterm.memory_guard import MemoryRefused, find_instructions
 from agent_core.longterm.memory_record import DEFAULT_SCOPE, MemoryRecord, default_scope
 from agent_core.tools.tool import Tool, ToolError, ToolOutput, ToolSet

@@ -4,7 +4,7 @@ The fork is an ordinary run in a session of its own (``parent_id`` = the origina
 ``RunForked`` event names the original run and the step). Its first events are copies of the original's
 up to the fork point, then the edit, then live steps; no model call before the fork point is sent again
 and the original is never written to. While the branch runs, a call with the same tool and canonical
-arguments as one the original made is answered with the recorded result (see :mod:`agent_core.runtime.reuse`).
+arguments as one the original made is answered with the recorded result (see ``RecordedResults``).
 
     fork, events = fork_run(store, session_id, run_id, 2, agent, edit=StepEdit("observation", text="42"))
     for event in events: ...          # recorded in the fork as they come
@@ -16,24 +16,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core.engine.acting import Acting
 from agent_core.engine.agent import Agent, new_run_id
-from agent_core.events import (
-    Event,
-    FinalAnswer,
-    ModelFinished,
-    RunFinished,
-    RunForked,
-    RunResumed,
-    RunStarted,
-    ToolFinished,
-    Usage,
-)
-from agent_core.guards.limits import CancelToken, Deadline
+from agent_core.engine.state import RecordedResults, RunState
+from agent_core.events import Event, RunForked, RunStarted
+from agent_core.guards.limits import CancelToken
 from agent_core.models.endpoints import recorded_endpoint
 from agent_core.runtime.fork_edit import ForkPlan, StepEdit, plan_fork
 from agent_core.runtime.rerun import fork_before_run
-from agent_core.runtime.reuse import RecordedResults
 from agent_core.runtime.session_runs import load_memory, recorded_run
 from agent_core.store import SessionInfo, SessionStore
 
@@ -85,7 +74,7 @@ def prepare_fork(
     fork = fork_before_run(store, session_id, run_id, title=title)
     load_memory(agent, store.log.events(fork.id))
     skip = set(no_reuse_tools)
-    agent.recorded = RecordedResults(original, session_id=session_id, run_id=run_id, skip=skip) if reuse else None
+    agent.recorded = RecordedResults(RunState.fold(original), session_id=session_id, skip=skip) if reuse else None
     marker = RunForked(
         run_id=branch_id,
         from_session=session_id,
@@ -158,30 +147,11 @@ def _started(agent: Agent, question: str, run_id: str) -> RunStarted:
 def _branch(
     agent: Agent, started: RunStarted, marker: RunForked, plan: ForkPlan, cancel: CancelToken
 ) -> Iterator[Event]:
-    """RunStarted, RunForked, the copies and the edit, the edited step's calls, then the live steps."""
+    """RunStarted, RunForked, the copies and the edit, then the same loop over their fold: the edited step's calls,
+    then its answer or the live steps."""
     head: list[Event] = [started, marker, *plan.events]
     yield from head
-    step = plan.next_step - 1
-    if plan.calls:
-        acting = Acting(agent.context(), started.run_id, cancel, Deadline(agent.settings.time_limit))
-        for event in acting.act(step, plan.calls):
-            if isinstance(event, ToolFinished):
-                head.append(event)  # the edited step's results, for the resumed run's scratchpad
-            yield event
-    if plan.answer is not None:
-        yield from _answered(started.run_id, head, step, plan.answer)
-        return
-    for event in agent.resume(head, cancel=cancel):
-        if not isinstance(event, RunResumed):  # the branch was not interrupted: its live steps just follow
-            yield event
-
-
-def _answered(run_id: str, events: list[Event], step: int, answer: str) -> Iterator[Event]:
-    """The end of a branch whose edited step is a final answer: no model is asked."""
-    usage = sum((e.usage for e in events if isinstance(e, ModelFinished)), Usage())
-    calls = sum(1 for e in events if isinstance(e, ToolFinished))
-    yield FinalAnswer(run_id=run_id, step=step, text=answer)
-    yield RunFinished(run_id=run_id, status="completed", final_answer=answer, steps=step, tool_calls=calls, usage=usage)
+    yield from agent.branch(head, plan.next_step - 1, calls=plan.calls, answer=plan.answer, cancel=cancel)
 
 
 def _recorded(

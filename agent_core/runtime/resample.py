@@ -15,9 +15,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agent_core.engine.call_index import canonical_arguments
 from agent_core.engine.protocols import get_protocol
-from agent_core.events import ModelFinished, ModelSampled, RunStarted, StepStarted, Usage, with_full_messages
+from agent_core.engine.state import RunState, canonical_arguments
+from agent_core.events import ModelSampled, Usage
 from agent_core.guards.output_check import default_check
 from agent_core.models.chat_model import ChatModel, Completion, ModelRequest, complete
 from agent_core.models.endpoints import recorded_endpoint
@@ -46,18 +46,18 @@ def resample_step(
     """Ask each model ``k`` times with step ``step``'s messages; the samples, recorded in the session."""
     if k < 1:
         raise ValueError("ask for at least one sample (-k 1 or more)")
-    events = list(with_full_messages(run_events_of(store, session_id, run_id)))
-    started = next(e for e in events if isinstance(e, RunStarted))
-    asked = [e for e in events if isinstance(e, ModelFinished) and e.step == step]
-    if not asked:
+    run = RunState.fold(run_events_of(store, session_id, run_id))
+    started, asked = run.run_started, run.step(step)
+    assert started is not None  # run_events_of found it
+    if not asked.requests:
         raise ValueError(f"step {step} of run {run_id} made no model call to ask again")
-    offered = next((e.offered_tools for e in events if isinstance(e, StepStarted) and e.step == step), ())
+    offered = asked.offered_tools
     toolset = ToolSet(builtin_tools() if tools is None else tools)
     protocol = get_protocol(started.protocol)
     shown = [t for t in toolset if t.name in offered] if offered else list(toolset)
     chosen = started.settings.get("temperature") if temperature is RUN_TEMPERATURE else temperature
     request = ModelRequest(
-        list(asked[-1].messages),
+        list(asked.messages),
         temperature=chosen,
         max_tokens=started.settings.get("max_tokens"),
         **protocol.request_options(shown),

@@ -10,7 +10,7 @@ from sqlalchemy import Connection
 
 from agent_core.engine.agent import Agent, AgentSettings, new_run_id
 from agent_core.engine.attachments import Attachment, check_attachments
-from agent_core.engine.context_window import ConversationMemory
+from agent_core.engine.conversation import finished_turns
 from agent_core.engine.protocols import PROTOCOLS
 from agent_core.events import Event, RunStarted
 from agent_core.guards.limits import CancelToken
@@ -20,6 +20,7 @@ from agent_core.store.records import SessionConfig
 from agent_core.store.run_owners import RunOwners, owned
 from agent_core.store.session_store import SessionStore
 from agent_core.tools import Tool
+from agent_core.views.transcript import Transcript
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,7 @@ def agent_for_session(
 
 def load_memory(agent: Agent, events: Iterable[Event]) -> None:
     """Replace the agent's conversation memory with the finished runs in ``events`` (its options stay)."""
-    agent.memory.turns = ConversationMemory.from_events(events).turns
+    agent.memory.turns = finished_turns(Transcript.from_events(events).turns)
 
 
 def run_in_session(

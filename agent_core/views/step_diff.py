@@ -10,7 +10,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from agent_core.engine.call_index import canonical_arguments
+from agent_core.engine.state import canonical_arguments
 from agent_core.views.turns import StepView
 
 FIELDS: tuple[str, ...] = ("thought", "action", "arguments", "observation", "answer", "error")

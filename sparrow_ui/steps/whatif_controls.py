@@ -18,7 +18,7 @@ import altair as alt
 import streamlit as st
 
 from agent_core.engine.agent import Agent
-from agent_core.engine.call_index import canonical_arguments
+from agent_core.engine.state import canonical_arguments
 from agent_core.engine.protocols import PROTOCOLS
 from agent_core.engine.run_context import AgentSettings
 from agent_core.events import Usage

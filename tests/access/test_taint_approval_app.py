@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from agent_core.guards.taint import SENDS
+from agent_core.engine.approvals import SENDS
 from agent_core.runtime.catalog import tool_catalog
 from agent_core.testing import FakeOpenAIServer
 from tests.app.test_chat_page import APP, texts

@@ -9,12 +9,12 @@ import pytest
 
 from agent_core.engine.agent import Agent
 from agent_core.engine.protocols import get_protocol
+from agent_core.engine.state import RecordedResults, RunState
 from agent_core.events import ApprovalDecided, Event, ModelFinished, RunFinished, RunForked, ToolFinished, ToolStarted
 from agent_core.models.chat_model import Completion
 from agent_core.models.openai_compat import OpenAIChatModel
 from agent_core.runtime.fork import StepEdit, fork_run
 from agent_core.runtime.fork_edit import decision_text
-from agent_core.runtime.reuse import RecordedResults
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
@@ -261,13 +261,14 @@ def test_the_memory_writer_and_trusted_tools_with_effects_are_never_reused() -> 
     ):
         recorded.append(ToolStarted(run_id="r", step=step, call_id="c", tool=name, arguments=arguments))
         recorded.append(ToolFinished(run_id="r", step=step, call_id="c", tool=name, output="done"))
-    results = RecordedResults(recorded, session_id="s", run_id="r")
+    results = RecordedResults(RunState.fold(recorded), session_id="s")
     calls = [CallRequest("a", "remember", {"text": "x"}), CallRequest("b", "send", {"to": "a"})]
     calls += [CallRequest("c", "lookup", {"city": "Rome"}), CallRequest("d", "lookup", {"city": " Rome"})]
     trusted = {"remember": False, "send": False}  # trusted: they would not ask, yet they still run again
     reused = results.reused("branch", 4, calls, tools, trusted)
     assert list(reused) == ["c"] and reused["c"].reused_from == {"session": "s", "run": "r", "step": 3, "call_id": "c"}
-    assert RecordedResults(recorded, session_id="s", run_id="r", skip=["lookup"]).reused("b", 4, calls, tools, {}) == {}
+    skipped = RecordedResults(RunState.fold(recorded), session_id="s", skip=["lookup"])
+    assert skipped.reused("b", 4, calls, tools, {}) == {}
 
 
 @pytest.mark.parametrize("protocol", ["react", "json"])

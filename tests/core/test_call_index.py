@@ -1,6 +1,6 @@
-"""The lookup of earlier calls by tool and canonical arguments."""
+"""The lookup of a run's earlier calls (its folded state) by tool and canonical arguments."""
 
-from agent_core.engine.call_index import CallIndex, canonical_arguments
+from agent_core.engine.state import RunState, canonical_arguments
 from agent_core.events import ToolFinished, ToolStarted
 
 
@@ -12,14 +12,14 @@ def _call(step: int, tool: str, args: dict, output: str | None = "391") -> list:
 
 
 def test_the_same_call_is_found_whatever_the_key_order_and_spacing():
-    index = CallIndex(_call(1, "calculator", {"expression": "17 * 23", "digits": 2}))
+    index = RunState.fold(_call(1, "calculator", {"expression": "17 * 23", "digits": 2}))
     found = index.find("calculator", {"digits": 2, "expression": "17 * 23"})
     assert found is not None and (found.step, found.finished.output) == (1, "391")
     assert canonical_arguments({"b": 2, "a": "é"}) == '{"a":"é","b":2}'
 
 
 def test_other_arguments_another_tool_or_an_unfinished_call_are_not_found():
-    index = CallIndex([*_call(1, "calculator", {"expression": "1+1"}), *_call(2, "clock", {}, output=None)])
+    index = RunState.fold([*_call(1, "calculator", {"expression": "1+1"}), *_call(2, "clock", {}, output=None)])
     assert index.find("calculator", {"expression": "1+2"}) is None
     assert index.find("dates", {"expression": "1+1"}) is None
     assert index.find("clock", {}) is None
@@ -27,7 +27,7 @@ def test_other_arguments_another_tool_or_an_unfinished_call_are_not_found():
 
 
 def test_the_earliest_call_is_the_one_found_and_every_repeat_is_counted():
-    index = CallIndex()
+    index = RunState("r")
     for step in (2, 3, 5):
         for event in _call(step, "calculator", {"expression": "2**10"}, output=str(step)):
             index.add(event)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 from agent_core import Agent, ConversationMemory
-from agent_core.engine.context_window import Turn, digest_summary
+from agent_core.engine.conversation import Turn, digest_summary, finished_turns
 from agent_core.events import ModelFinished, RunFinished, with_full_messages
 from agent_core.models.chat_model import Message, ModelRequest
 from agent_core.testing import FunctionModel, ScriptedModel
+from agent_core.views.transcript import Transcript
 from tests.core.helpers import answer, react
 
 
@@ -42,7 +43,9 @@ def test_follow_up_question_uses_the_previous_answer() -> None:
 
 def test_memory_rebuilt_from_events_continues_the_conversation() -> None:
     events = list(Agent(FunctionModel(arithmetic_model)).run("What is 6*7?"))
-    agent = Agent(FunctionModel(arithmetic_model), memory=ConversationMemory.from_events(events))
+    agent = Agent(
+        FunctionModel(arithmetic_model), memory=ConversationMemory(finished_turns(Transcript.from_events(events).turns))
+    )
     assert list(agent.run("add 1 to that result"))[-1].final_answer == "43"
 
 

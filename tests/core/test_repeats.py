@@ -14,10 +14,12 @@ import pytest
 from agent_core import Agent
 from agent_core.engine.protocols.json_reply import SCHEMA_NAME, answer_schema, reply_schema
 from agent_core.engine.repeats import RepeatGuard
+from agent_core.engine.state import RunState
 from agent_core.events import AnswerRequested, CallRepeated, Event, RunFinished, ToolFinished, ToolStarted
 from agent_core.models import OpenAIChatModel
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import ToolSet, builtin_tools
+from agent_core.tools.runner import CallRequest
 from tests.core.helpers import answer, react
 
 jsonschema = pytest.importorskip("jsonschema")
@@ -239,11 +241,14 @@ def test_native_a_repeat_beside_a_new_call_in_one_step() -> None:
     assert tool_ids == ["call_1", "call_1", "call_2"]  # one answer per call, in call order
 
 
-def test_a_guard_built_from_earlier_events_keeps_counting_repeats() -> None:
+def test_a_guard_over_a_state_folded_from_earlier_events_keeps_counting_repeats() -> None:
     events = list(Agent(ScriptedModel([*calc_replies(3), answer("ok", "391")]), builtin_tools()).run("q"))
-    guard = RepeatGuard(ToolSet(builtin_tools()), "redirect", "r", events)
-    found = guard.index.find("calculator", CALC)
-    assert guard.repeats == 2 and found is not None and (found.step, found.finished.output) == (1, "391")
+    state = RunState.fold(events)
+    guard = RepeatGuard(ToolSet(builtin_tools()), "redirect", "r", state)
+    found = state.find("calculator", CALC)
+    assert state.repeats.count == 2 and found is not None and (found.step, found.output) == (1, "391")
+    (repeat,) = guard.split([CallRequest("call_1", "calculator", CALC)])[1]
+    assert (repeat.number, repeat.earlier) == (3, found)
 
 
 @pytest.mark.parametrize("protocol", ["json", "react", "tools"])

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_core import AgentSettings, ConversationMemory
+from agent_core import AgentSettings
+from agent_core.engine.conversation import finished_turns
 from agent_core.events import RunFinished, ToolFinished
 from agent_core.runtime.session_runs import (
     NothingToResume,
@@ -18,6 +19,7 @@ from agent_core.runtime.session_runs import (
 )
 from agent_core.store import SessionConfig, SessionStore, record_events
 from agent_core.testing import FunctionModel
+from agent_core.views.transcript import Transcript
 from tests.core.helpers import simplify
 from tests.store.helpers import arithmetic, arithmetic_agent, persisted, run
 
@@ -40,8 +42,8 @@ def test_a_loaded_session_remembers_its_conversation(store: SessionStore) -> Non
     assert (again.protocol.name, again.settings.max_steps) == ("react", 4)
     events = list(run_in_session(store, session.id, again, "Add 10 to that"))
     assert events[-1].final_answer == "52"  # type: ignore[attr-defined]
-    rebuilt = ConversationMemory.from_events(store.log.events(session.id))
-    assert [(t.question, t.answer) for t in rebuilt.turns] == [("What is 6*7?", "42"), ("Add 10 to that", "52")]
+    rebuilt = finished_turns(Transcript.from_events(store.log.events(session.id)).turns)
+    assert [(t.question, t.answer) for t in rebuilt] == [("What is 6*7?", "42"), ("Add 10 to that", "52")]
 
 
 def test_explicit_protocol_and_settings_win_over_the_session(store: SessionStore) -> None:

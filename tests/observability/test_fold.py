@@ -6,11 +6,12 @@ import ast
 import random
 from pathlib import Path
 
+from agent_core.engine.state import _FOLDS
 from agent_core.events import EVENT_TYPES, ApprovalDecided, ApprovalRequested, Event, RunResumed, ToolFinished
 from agent_core.trace_export import build_spans, to_markdown
 from agent_core.views.metrics import run_metrics, runs_metrics, session_metrics, turn_metrics
 from agent_core.views.timeline import build_timeline, turn_timeline
-from agent_core.views.transcript import _FOLDS, Transcript
+from agent_core.views.transcript import Transcript
 from tests.observability.builders import (
     PRICES,
     T0,

@@ -23,17 +23,17 @@ def shape(value: Any) -> Any:
     """Everything a fold built, as plain nested values: two folds are the same when their shapes are equal.
 
     A request is compared by its event and its complete messages (its link to the call before is how it is
-    stored, not what it is), and so is a step by its run's id in place of its link to its turn; a call met twice
+    stored, not what it is), and so is a step by its run's id in place of its link to its run; a call met twice
     (in a step's actions and in the run's calls) is compared twice.
     """
     if isinstance(value, Transcript):
         return {"turns": shape(value.turns), "runs": shape(value.runs), "events": value.events_seen}
     if isinstance(value, Request):
         return ("request", value.event, value.messages())
-    if is_dataclass(value) and not isinstance(value, type) and type(value).__module__ == "agent_core.views.turns":
+    if is_dataclass(value) and not isinstance(value, type) and type(value).__module__ == "agent_core.engine.state":
         named = {f.name: getattr(value, f.name) for f in fields(value)}
         if isinstance(value, StepView):
-            named["turn"] = value.turn.run_id
+            named["run"] = value.run.run_id
         return (type(value).__name__, {name: shape(item) for name, item in named.items()})
     if isinstance(value, dict):
         return {key: shape(item) for key, item in value.items()}

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from agent_core import ConversationMemory
+from agent_core.engine.conversation import finished_turns
 from agent_core.runtime.session_runs import agent_for_session, config_from_agent, run_in_session
 from agent_core.store import SessionFileError, SessionStore, export_filename, export_session, import_session
 from agent_core.testing import FunctionModel
+from agent_core.views.transcript import Transcript
 from tests.store.helpers import arithmetic, arithmetic_agent, every_event_type, run, table_counts
 
 NAN = float("nan")
@@ -57,9 +58,8 @@ def test_round_trip_to_another_database_and_continue(store: SessionStore, sessio
     assert other.log.events(imported.id) == store.log.events(session_id)
     assert export_session(other, imported.id) == data
     assert [s.name for s in other.snapshots.list(imported.id)] == ["first answer"]
-    assert (
-        ConversationMemory.from_events(other.log.events(imported.id)).turns
-        == ConversationMemory.from_events(store.log.events(session_id)).turns
+    assert finished_turns(Transcript.from_events(other.log.events(imported.id)).turns) == finished_turns(
+        Transcript.from_events(store.log.events(session_id)).turns
     )
 
     agent = agent_for_session(other, imported.id, FunctionModel(arithmetic))
