@@ -69,7 +69,7 @@ def test_no_limit_has_one_meaning() -> None:
         AgentSettings(max_steps=0, max_tools=0)
     said = "max_steps must be at least 1; max_tools must be at least 1 (or None for every tool)"
     assert settings_problem(refused.value) == said  # what the command line prints
-    assert AgentSettings.from_record({"max_tools": 0}).max_tools is None  # records of before said 0
+    assert AgentSettings.from_record({"max_tools": 0}).max_tools is None  # invalid: it keeps its default
     earlier = {"cfg_max_tools": 0, "cfg_max_steps": 4, "cfg_base_url": "", "cfg_tools": None, "lang_choice": "zh"}
     loaded = RunSettings.from_saved(earlier)
     assert (loaded.agent.max_tools, loaded.agent.max_steps, loaded.base_url, loaded.tools) == (None, 4, None, None)
