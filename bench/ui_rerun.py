@@ -54,7 +54,7 @@ def build_session(store, turns: int, *, through_runs: bool = True) -> str:  # ty
     """
     from agent_core import Agent
     from agent_core.engine.agent import new_run_id
-    from agent_core.runtime.session_runs import run_in_session
+    from agent_core.runtime.sessions import run_in_session
     from agent_core.testing import ScriptedModel
 
     session = store.sessions.create()

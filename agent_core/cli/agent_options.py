@@ -20,7 +20,7 @@ from agent_core.env_settings import env_settings
 from agent_core.models.local_llama import local_chat_model
 from agent_core.models.model_errors import ModelError
 from agent_core.runtime.catalog import tool_catalog
-from agent_core.runtime.session_runs import protocol_from_config
+from agent_core.runtime.sessions import protocol_from_config
 from agent_core.store import SessionConfig
 from agent_core.tools import Tool
 

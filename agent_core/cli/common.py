@@ -32,7 +32,7 @@ from agent_core.store.outage import problem as database_problem
 from agent_core.store.run_owners import SessionBusy
 
 USAGE_ERRORS = {
-    "agent_core.runtime.session_runs": "NothingToResume",
+    "agent_core.runtime.sessions": "NothingToResume",
     "agent_core.longterm.memory_store": "MemoryNotFound",
     "agent_core.longterm.memory_guard": "MemoryRefused",
 }

@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_core.runtime.sessions import EXAMPLE_KEY
 from agent_core.store import SessionInfo, SessionStore, import_session
 
-EXAMPLE_KEY = "sparrow_example"
-"""The settings key that marks a session as a shipped example (its value is the example's name)."""
 FILES = Path(__file__).parent / "sessions"
 """Where the example session files live."""
 

@@ -11,7 +11,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from agent_core.engine.approvals import approval_key
 from agent_core.events import Event, ModelDelta, RunStarted
-from agent_core.runtime.live_runs import ActiveRun
+from agent_core.runtime.sessions import ActiveRun
 from agent_core.store import SessionStore
 from agent_core.views.metrics import turn_metrics
 from agent_core.views.transcript import ActionView, TurnView

@@ -8,7 +8,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from agent_core.guards.untrusted import neutralize
 from agent_core.models import ModelError
-from agent_core.runtime.live_runs import ActiveRun
+from agent_core.runtime.sessions import ActiveRun
 from agent_core.store import SessionNotFound, SessionStore
 from agent_core.views.transcript import TurnView
 from sparrow_ui.chat import chat_attachments

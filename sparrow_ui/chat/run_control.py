@@ -14,8 +14,15 @@ from agent_core.guards.limits import CancelToken
 from agent_core.longterm.memory_guard import MemoryRefused
 from agent_core.longterm.memory_store import MemoryStore
 from agent_core.longterm.memory_tools import bind_memory_tools
-from agent_core.runtime.live_runs import ActiveRun, FollowedRun, LiveRun
-from agent_core.runtime.session_runs import agent_for_session, resume_run, run_in_session, split_at_run
+from agent_core.runtime.sessions import (
+    ActiveRun,
+    FollowedRun,
+    LiveRun,
+    agent_for_session,
+    resume_run,
+    run_in_session,
+    split_at_run,
+)
 from agent_core.store import SessionNotFound, SessionStore
 from agent_core.store.run_owners import RunOwner, SessionBusy
 from agent_core.tools import Tool

@@ -19,7 +19,7 @@ from agent_core.engine.run_context import AgentSettings
 from agent_core.events import Event, ModelFinished, RunFinished, StepStarted, ToolFinished
 from agent_core.guards.untrusted import neutralize
 from agent_core.models import ModelError
-from agent_core.runtime.rerun import rerun_turn
+from agent_core.runtime.sessions import rerun_turn
 from agent_core.store import SessionInfo, SessionNotFound, SessionStore
 from agent_core.tools import Tool
 from agent_core.views.metrics import turn_metrics

@@ -13,8 +13,8 @@ from agent_core.models import OpenAIChatModel
 from agent_core.models.endpoints import EndpointPolicy
 from agent_core.models.local_llama import local_chat_model
 from agent_core.runtime.catalog import Catalog, tool_catalog
-from agent_core.runtime.live_runs import LiveRuns
 from agent_core.runtime.run_settings import RunSettings
+from agent_core.runtime.sessions import LiveRuns
 from agent_core.store import SessionStore
 from agent_core.tools import Tool
 from agent_core.views.transcript import TurnView

@@ -18,18 +18,17 @@ import altair as alt
 import streamlit as st
 
 from agent_core.engine.agent import Agent
-from agent_core.engine.state import canonical_arguments
 from agent_core.engine.protocols import PROTOCOLS
 from agent_core.engine.run_context import AgentSettings
+from agent_core.engine.state import canonical_arguments
 from agent_core.events import Usage
 from agent_core.formatting import format_cost, format_tokens
 from agent_core.longterm.memory_guard import MemoryRefused
 from agent_core.longterm.memory_store import MemoryStore
 from agent_core.longterm.memory_tools import bind_memory_tools
 from agent_core.models import ModelError
-from agent_core.runtime.fork import StepEdit, prepare_fork, start_fork
-from agent_core.runtime.fork_edit import EditKind
-from agent_core.runtime.resample import edit_from_sample, outcome, resample_step, spread
+from agent_core.runtime.branches import edit_from_sample, outcome, resample_step, spread
+from agent_core.runtime.fork import EditKind, StepEdit, prepare_fork, start_fork
 from agent_core.runtime.run_settings import RunSettings
 from agent_core.store import SessionStore
 from agent_core.tools import Tool

@@ -25,7 +25,7 @@ import pytest
 from agent_core.events import RunStarted
 from agent_core.longterm import MemoryStore
 from agent_core.longterm.memory_store import MemoryNotFound
-from agent_core.runtime.session_runs import NothingToResume
+from agent_core.runtime.sessions import NothingToResume
 from agent_core.store import Actor, SessionNotFound, SessionStore, ShareLinkInvalid, SnapshotNotFound
 from agent_core.store.actors import ReadOnly
 from agent_core.store.records import SessionConfig
@@ -233,8 +233,7 @@ def test_no_run_is_claimed_or_followed_around_the_acting_user(
     world: tuple[SessionStore, World, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Starting, resuming and following a run go through the store's checks before run_owners is touched."""
-    from agent_core.runtime.live_runs import FollowedRun
-    from agent_core.runtime.session_runs import resume_run, run_in_session
+    from agent_core.runtime.sessions import FollowedRun, resume_run, run_in_session
 
     store, w, shared = world
     claims: list[str] = []
@@ -267,4 +266,4 @@ def test_nothing_above_the_store_reaches_run_owners_around_the_acting_user() -> 
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and ast.unparse(node.func) in ("RunOwners", "events_after"):
                 found.append(f"{path.relative_to(root)}:{ast.unparse(node.func)}")
-    assert found == ["agent_core/runtime/session_runs.py:RunOwners"] * 3
+    assert found == ["agent_core/runtime/sessions.py:RunOwners"] * 3

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from agent_core import Agent
 from agent_core.formatting import format_cost
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.tools import builtin_tools
 from agent_core.trace_export import export_trace

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from agent_core.events import Event
 from agent_core.guards.limits import CancelToken
-from agent_core.runtime.live_runs import LiveRun
+from agent_core.runtime.sessions import LiveRun
 from agent_core.store import SessionStore
 from agent_core.store.recorder import record_events
 from agent_core.testing import FakeOpenAIServer

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from agent_core import Agent
 from agent_core.guards.value_limits import MAX_COUNT, MAX_DURATION_MS
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore, import_session
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.tools import calculator

@@ -12,7 +12,7 @@ from agent_core.engine.approvals import app_defaults
 from agent_core.engine.run_context import AgentSettings
 from agent_core.events import RunStarted, StepStarted
 from agent_core.runtime.run_settings import RunSettings
-from agent_core.runtime.session_runs import CONSENT_UNSET
+from agent_core.runtime.sessions import CONSENT_UNSET
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer
 from sparrow_ui.shell.settings import settings_path

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from agent_core.engine.agent import Agent
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.store.session_digest import session_digests
 from agent_core.testing import ScriptedModel

@@ -11,7 +11,7 @@ import pytest
 from agent_core.engine.agent import Agent
 from agent_core.events import Event, RunFinished, RunStarted
 from agent_core.guards.limits import CancelToken
-from agent_core.runtime.live_runs import LiveRun
+from agent_core.runtime.sessions import LiveRun
 from agent_core.store import SessionStore
 from agent_core.store.recorder import record_events
 from agent_core.store.run_claims import Runs

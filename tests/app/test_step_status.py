@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from agent_core.engine.agent import Agent
 from agent_core.events import ModelFinished
 from agent_core.models.openai_compat import OpenAIChatModel
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, Reply
 from agent_core.tools import builtin_tools

@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 from agent_core.engine.agent import Agent, AgentSettings
 from agent_core.events import Event, ModelDelta, ModelFinished, RunFinished, ToolFinished, with_full_messages
 from agent_core.models.pricing import prices_from_env
-from agent_core.runtime.session_runs import resume_run, run_in_session
+from agent_core.runtime.sessions import resume_run, run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import ScriptedModel
 from agent_core.testing.rule_llm import TWO_TOOLS

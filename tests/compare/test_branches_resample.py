@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from agent_core.engine.agent import Agent
 from agent_core.events import ModelFinished, ModelSampled, with_full_messages
-from agent_core.runtime.branches import branch_tree
+from agent_core.runtime.branches import branch_tree, edit_from_sample, resample_step, spread
 from agent_core.runtime.fork import StepEdit, fork_run
-from agent_core.runtime.resample import edit_from_sample, resample_step, spread
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FunctionModel, ScriptedModel
 from agent_core.tools import builtin_tools

@@ -13,9 +13,8 @@ from agent_core.engine.state import RecordedResults, RunState
 from agent_core.events import ApprovalDecided, Event, ModelFinished, RunFinished, RunForked, ToolFinished, ToolStarted
 from agent_core.models.chat_model import Completion
 from agent_core.models.openai_compat import OpenAIChatModel
-from agent_core.runtime.fork import StepEdit, fork_run
-from agent_core.runtime.fork_edit import decision_text
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.fork import StepEdit, decision_text, fork_run
+from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import Tool, ToolSet, tool

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_core.examples import example_name, open_example
-from agent_core.runtime.rerun import rerun_turn
+from agent_core.runtime.sessions import rerun_turn
 from agent_core.store import SessionStore
 from agent_core.testing import Reply, ScriptedModel
 from agent_core.tools import builtin_tools

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent_core.engine.agent import Agent
 from agent_core.events import ModelSampled
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.tools import builtin_tools

@@ -118,7 +118,7 @@ def test_an_image_for_a_model_that_takes_none_is_refused_before_sending() -> Non
 
 
 def test_attachments_are_stored_with_the_session_and_in_its_file() -> None:
-    from agent_core.runtime.session_runs import config_from_agent, run_in_session
+    from agent_core.runtime.sessions import config_from_agent, run_in_session
 
     store = SessionStore.open("sqlite://")
     with FakeOpenAIServer([answer("seen", "a dot")]) as server:

@@ -9,8 +9,7 @@ import pytest
 
 from agent_core import Agent
 from agent_core.events import ApprovalDecided, ApprovalRequested, RunStarted
-from agent_core.runtime.rerun import rerun_turn
-from agent_core.runtime.session_runs import agent_for_session, run_in_session
+from agent_core.runtime.sessions import agent_for_session, rerun_turn, run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.tools import tool

@@ -15,7 +15,7 @@ from agent_core.events import plain
 from agent_core.examples import EXAMPLE_KEY
 from agent_core.experiments.run_configs import RunConfig
 from agent_core.runtime.run_settings import RunSettings
-from agent_core.runtime.session_runs import CONSENT_UNSET
+from agent_core.runtime.sessions import CONSENT_UNSET
 
 SESSIONS = sorted((Path(__file__).resolve().parents[2] / "agent_core" / "examples" / "sessions").glob("*.json"))
 

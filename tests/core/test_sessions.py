@@ -1,4 +1,4 @@
-"""agent_core.runtime.session_runs: carrying on with a stored session (memory, settings, resuming an interrupted
+"""agent_core.runtime.sessions: carrying on with a stored session (memory, settings, resuming an interrupted
 run)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from agent_core import AgentSettings
 from agent_core.engine.conversation import finished_turns
 from agent_core.events import RunFinished, ToolFinished
-from agent_core.runtime.session_runs import (
+from agent_core.runtime.sessions import (
     NothingToResume,
     agent_for_session,
     config_from_agent,

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from agent_core.engine.agent import Agent
 from agent_core.examples import open_example
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import ScriptedModel
 from agent_core.tools import builtin_tools

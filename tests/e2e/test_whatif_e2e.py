@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agent_core.engine.agent import Agent
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.testing.rule_llm import TWO_TOOLS, rule_reply

@@ -23,7 +23,7 @@ from agent_core.experiments import (
 )
 from agent_core.experiments.dataset_files import MAX_DATASET_BYTES
 from agent_core.experiments.example_experiments import example_file
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.sessions import run_in_session
 from agent_core.store import Actor, SessionStore
 from agent_core.testing import ScriptedModel
 from tests.core.helpers import answer

@@ -20,8 +20,8 @@ from agent_core.models import OpenAIChatModel
 from agent_core.models.endpoints import recorded_endpoint
 from agent_core.models.price_catalog import provider_id
 from agent_core.models.pricing import DEFAULT_TABLE
-from agent_core.runtime.resample import resample_step
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.branches import resample_step
+from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import builtin_tools

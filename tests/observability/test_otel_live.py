@@ -21,7 +21,7 @@ pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
 
 from agent_core import Agent
 from agent_core.events import Event, RunFinished, ToolFinished
-from agent_core.runtime.session_runs import config_from_agent, resume_run
+from agent_core.runtime.sessions import config_from_agent, resume_run
 from agent_core.store import SessionStore, record_events
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import Tool, calculator, tool

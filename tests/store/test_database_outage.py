@@ -13,7 +13,7 @@ import pytest
 from agent_core import Agent
 from agent_core.cli import main
 from agent_core.events import Event, ModelDelta
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore, database
 from agent_core.store.outage import DatabaseUnavailable
 from agent_core.testing import FakeOpenAIServer, ScriptedModel

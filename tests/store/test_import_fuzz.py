@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_core.runtime.session_runs import config_from_agent
+from agent_core.runtime.sessions import config_from_agent
 from agent_core.store import SessionFileError, SessionStore, export_session, import_session
 from tests.store.helpers import arithmetic_agent, run, table_counts
 

@@ -9,8 +9,7 @@ from types import SimpleNamespace
 import pytest
 from sqlalchemy import inspect, text
 
-from agent_core.runtime.rerun import fork_before_run
-from agent_core.runtime.session_runs import config_from_agent
+from agent_core.runtime.sessions import config_from_agent, fork_before_run
 from agent_core.store import SessionFileError, SessionStore, dumps, export_session, import_session
 from tests.store.helpers import arithmetic_agent, downgraded, persisted, run
 

@@ -10,7 +10,7 @@ import pytest
 
 from agent_core import Agent
 from agent_core.events import ToolFinished
-from agent_core.runtime.session_runs import run_in_session
+from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.store.outage import DatabaseUnavailable
 from agent_core.testing import FakeOpenAIServer, ScriptedModel

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from agent_core.events import Event, ModelDelta, ModelFinished, RunFinished, StepStarted
-from agent_core.runtime.session_runs import config_from_agent
+from agent_core.runtime.sessions import config_from_agent
 from agent_core.store import SessionNotFound, SessionStore, record_events
 from agent_core.store.event_log import EventLog
 from agent_core.store.recorder import WAITS_AFTER

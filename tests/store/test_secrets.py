@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_core import Agent, OpenAIChatModel
-from agent_core.runtime.session_runs import config_from_agent, run_in_session
+from agent_core.runtime.sessions import config_from_agent, run_in_session
 from agent_core.store import SessionStore, StoreAccess, export_session, import_session
 from agent_core.testing import FakeOpenAIServer
 from tests.core.helpers import answer, react

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from agent_core.events import EventFormatError, ModelDelta, RunStarted, StepStarted
-from agent_core.runtime.session_runs import config_from_agent
+from agent_core.runtime.sessions import config_from_agent
 from agent_core.store import InterruptedRun, SessionConfig, SessionNotFound, SessionStore, SnapshotNotFound
 from tests.store.helpers import arithmetic_agent, every_event_type, persisted, run, table_counts
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agent_core.engine.conversation import finished_turns
-from agent_core.runtime.session_runs import agent_for_session, config_from_agent, run_in_session
+from agent_core.runtime.sessions import agent_for_session, config_from_agent, run_in_session
 from agent_core.store import SessionFileError, SessionStore, export_filename, export_session, import_session
 from agent_core.testing import FunctionModel
 from agent_core.views.transcript import Transcript
