@@ -111,6 +111,8 @@ class RunLoop:
         status: RunStatus
         status, error = "max_steps", f"no final answer after {self.settings.max_steps} steps"
         try:
+            if isinstance(opening, RunResumed):
+                yield from self._after_last_step()
             if calls:
                 yield from self.acting.act(step, calls)
             if answer is None:
@@ -159,6 +161,19 @@ class RunLoop:
         if asked_for is not None:
             yield asked_for
         return None
+
+    def _after_last_step(self) -> Iterator[Event]:
+        """What the guard says after the last complete step, when the run was interrupted before it could (the
+        request narrowed after its repeats, or the run ended); nothing when it had said it or another step began."""
+        state = self.state
+        last = state.step(state.last_complete) if state.last_complete else None
+        if last is None or last.answer_requested is not None or state.totals.steps != last.number:
+            return
+        asked_for = self.guard.after_step(
+            last.number, self.guard.recorded(last), self.parts.protocol.describe_narrowing
+        )
+        if asked_for is not None:
+            yield asked_for
 
     def _check_limits(self) -> None:
         if self.cancel.cancelled:

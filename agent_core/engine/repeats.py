@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent_core.engine.protocols.protocol import Narrowing
-from agent_core.engine.state import CallState, RunState, canonical_arguments
+from agent_core.engine.state import CallState, RunState, StepState, canonical_arguments
 from agent_core.events import AnswerRequested, CallRepeated, ToolFinished
 from agent_core.formatting import clip, plural
 from agent_core.guards.limits import RunStopped
@@ -61,6 +61,16 @@ class RepeatGuard:
             if self.policy == "allow":
                 run.append(call)
         return run, repeats
+
+    def recorded(self, step: StepState) -> list[Repeat]:
+        """The repeats ``step`` made, as ``split`` found them (for a run resumed right after that step)."""
+        found = []
+        for action in step.actions:
+            earlier = self.state.find(action.tool, action.arguments) if action.repeated is not None else None
+            if action.repeated is not None and earlier is not None:
+                call = CallRequest(action.call_id, action.tool, action.arguments)
+                found.append(Repeat(call, earlier, action.repeated.repeats))
+        return found
 
     def _earlier(self, call: CallRequest) -> CallState | None:
         tool = self.tools.get(call.name)

@@ -1,6 +1,8 @@
 """In-process fake models for tests and benchmarks: a scripted queue of replies and a function-driven model.
 
-These are test doubles. They are never offered to users as if they were an agent.
+These are test doubles. They are never offered to users as if they were an agent. A scripted model asked for
+more replies than its script holds raises ``UnexpectedModelCall`` (as openai-agents' ``ScriptedModel`` does):
+the test fails there, instead of watching an ordinary run end with status ``error``.
 """
 
 from __future__ import annotations
@@ -76,6 +78,14 @@ class Reply:
 ReplyLike = str | Reply | ModelError
 
 
+class UnexpectedModelCall(BaseException):
+    """A scripted model was asked for a reply its script does not hold: the test fails.
+
+    A BaseException, as pytest's own failures are, so that no ``except Exception`` on the way (the loop ends a run
+    with status ``error`` on any other exception) turns a test's mistake into an ordinary run.
+    """
+
+
 def as_reply(item: ReplyLike) -> Reply:
     """Normalise a script item."""
     if isinstance(item, Reply):
@@ -140,7 +150,8 @@ class _FakeModel:
 
 
 class ScriptedModel(_FakeModel):
-    """Replies from a queue, in order; ``assert_complete()`` checks every reply was used."""
+    """Replies from a queue, in order (one more is an ``UnexpectedModelCall``); ``assert_complete()`` checks every
+    reply was used."""
 
     def __init__(
         self,
@@ -162,7 +173,7 @@ class ScriptedModel(_FakeModel):
 
     def _reply_for(self, request: ModelRequest) -> Reply:
         if not self._queue:
-            raise ModelError("server", f"ScriptedModel ran out of replies after {self.used} calls")
+            raise UnexpectedModelCall(f"ScriptedModel was asked for reply {self.used + 1} of a script of {self.used}")
         self.used += 1
         return self._queue.popleft()
 
