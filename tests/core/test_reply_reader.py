@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from agent_core import Agent
 from agent_core.engine.protocols import get_protocol
 from agent_core.engine.repeats import RepeatGuard
+from agent_core.engine.state import RunState
 from agent_core.engine.streaming import ReplyReader
 from agent_core.events import AnswerRequested, CallRepeated, ModelDelta, ModelFinished, ToolFinished
 from agent_core.guards.limits import CancelToken, RunStopped
@@ -115,7 +116,7 @@ CALL = 'Thought: add\nAction: calculator\nAction Input: {"expression": "1 + 1"}'
 def guard_after_one_repeat(policy: str) -> RepeatGuard:
     events = list(Agent(ScriptedModel([CALL, CALL, "Thought: ok\nFinal Answer: 2"]), builtin_tools()).run("q"))
     assert sum(isinstance(e, CallRepeated) for e in events) == 1
-    return RepeatGuard(ToolSet(builtin_tools()), policy, "r", events)
+    return RepeatGuard(ToolSet(builtin_tools()), policy, "r", RunState.fold(events))
 
 
 def test_a_repeat_is_answered_with_a_list_of_events_and_the_narrowing_is_a_plain_value() -> None:
@@ -124,10 +125,12 @@ def test_a_repeat_is_answered_with_a_list_of_events_and_the_narrowing_is_a_plain
     answered = guard.answer(3, repeats)
     assert run == [] and [type(e) for e in answered] == [CallRepeated, ToolFinished]
     guard.stop_if_asked(repeats)  # redirect: the run goes on
-    outcome = guard.after_step(3, repeats, ["calculator"], str)
-    assert outcome is not None
-    narrowing, event = outcome
-    assert isinstance(event, AnswerRequested) and event.repeats == 2 and narrowing.repeated_tools == ("calculator",)
+    for event in answered:  # the loop folds what it yields into the run's state
+        guard.state.add(event)
+    event = guard.after_step(3, repeats, str)
+    narrowing = guard.state.narrowing_after(guard.state.step(3))
+    assert isinstance(event, AnswerRequested) and event.repeats == 2 and event.narrowing == str(narrowing)
+    assert narrowing is not None and narrowing.repeated_tools == ("calculator",)
 
 
 def test_under_stop_the_first_repeat_is_reported_then_the_run_ends() -> None:
@@ -143,4 +146,4 @@ def test_a_new_call_is_not_a_repeat() -> None:
     call = CallRequest("call_1", "calculator", {"expression": "2 + 2"})
     run, repeats = guard.split([call])
     assert run == [call] and repeats == [] and guard.answer(3, repeats) == []
-    assert guard.after_step(3, repeats, ["calculator"], str) is None
+    assert guard.after_step(3, repeats, str) is None
