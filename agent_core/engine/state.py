@@ -4,8 +4,8 @@
 (``CallState``) as every view shows them, and what the engine needs to go on: the totals (tokens, tool calls that
 ran, steps), the calls made, by tool and canonical arguments (repeats, a fork's reuse), the outside content read
 (``Taint``), the repeats so far and the narrowing they asked for, and, in a state with a ``ContextWindow``, what the
-model is sent of the run: each step's messages and digest, derived from the protocol once the step is complete,
-the recent steps in full and older ones condensed in batches.
+model is sent of the run: each step's messages, derived from the protocol once the step is complete, the recent
+steps in full and older ones condensed in batches (a step's one-line digest is made when it is condensed).
 
 The loop applies every event it yields to its RunState; a resumed run, a fork's branch and a re-sample fold the
 recorded events and go on from there: a run's state is never rebuilt any other way. Each event costs the work it
@@ -134,7 +134,7 @@ class StepState:
     The one record of a step: its text, thought, answer and errors are read off its latest model call (``call``),
     its tokens, times, tools and cost off all its calls; the metrics, the timeline and the exports read them here.
     Once the step is complete (its reply understood or not, every call it asked for answered) a state with a
-    context window derives what the model is sent of it (``context``, ``digest``), once, from the protocol.
+    context window derives what the model is sent of it (``context``), once, from the protocol.
     """
 
     number: int
@@ -165,8 +165,6 @@ class StepState:
     context: list[Message] | None = None
     """The step's messages in the model's context (its reply, then the observations or the correction, then the
     answer request after repeated calls); set when a state with a context window sees the step complete."""
-    digest: str = ""
-    """One line about the step, for the condensed note once it leaves the window."""
     tokens: int = 0
     """Estimated tokens of ``context``."""
 
@@ -289,19 +287,25 @@ class StepState:
         return [done[c["id"]] for c in call.tool_calls if c["id"] in done]
 
     def seal(self, protocol: AgentProtocol, tools: Sequence[Tool]) -> None:
-        """Derive the complete step's context messages and digest (``tools``: named in a correction)."""
+        """Derive the complete step's context messages (``tools``: named in a correction) and their tokens."""
         call = self.call
         assert call is not None
         assistant = protocol.assistant_message(call.text, call.tool_calls)
         if call.format_error:
             self.context = [assistant, protocol.correction_message(call.format_error, tools)]
-            self.digest = step_digest(self.number, (), call.format_error)
         else:
-            results = self.results()
-            self.context = [assistant, *protocol.observation_messages([(r.call_id, r.tool, r.output) for r in results])]
-            arguments = {c["id"]: c["arguments"] for c in call.tool_calls}
-            self.digest = step_digest(self.number, [(r.tool, arguments.get(r.call_id, ""), r.output) for r in results])
+            observed = [(r.call_id, r.tool, r.output) for r in self.results()]
+            self.context = [assistant, *protocol.observation_messages(observed)]
         self.tokens = estimate_messages(self.context)
+
+    @property
+    def digest(self) -> str:
+        """One line about the step, for the condensed note once it leaves the context window."""
+        call = self.call
+        if call is None or call.format_error:
+            return step_digest(self.number, (), call.format_error if call else "no reply")
+        arguments = {c["id"]: c["arguments"] for c in call.tool_calls}
+        return step_digest(self.number, [(r.tool, arguments.get(r.call_id, ""), r.output) for r in self.results()])
 
 
 def step_digest(step: int, calls: Sequence[tuple[str, str, str]], problem: str | None = None) -> str:
@@ -328,7 +332,8 @@ class ContextWindow:
         self.condensed = 0
         """Steps condensed so far (the note shows the last ``max_digests`` of them)."""
         self._recent_tokens = 0
-        self._note: Message | None = None
+        self._note: tuple[Message, int] | None = None
+        """The condensed note and its tokens, made once per batch condensed."""
 
     def add(self, step: StepState) -> None:
         """Take in a complete step; the oldest full steps turn into digests when there are too many."""
@@ -369,14 +374,14 @@ class ContextWindow:
         if self._note is None:
             hidden = self.condensed - len(self.digests)
             lines = ([f"({hidden} earlier steps not shown)"] if hidden else []) + list(self.digests)
-            text = "Earlier steps of this task, condensed (most recent last):\n" + "\n".join(lines)
-            self._note = {"role": "user", "content": text}
-        return self._note
+            note: Message = {"role": "user", "content": "Earlier steps of this task, condensed (most recent last):\n"}
+            note["content"] += "\n".join(lines)
+            self._note = (note, estimate_messages([note]))
+        return self._note[0]
 
     def estimate_tokens(self) -> int:
         """Estimated prompt tokens of ``messages()``, without re-reading every message."""
-        note = self.note()
-        return self._recent_tokens + (estimate_messages([note]) if note else 0)
+        return self._recent_tokens + (self._note[1] if self.note() and self._note else 0)
 
 
 @dataclass
