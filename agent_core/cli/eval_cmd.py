@@ -31,7 +31,7 @@ from agent_core.experiments.experiment_report import changes_text, judge_text, s
 from agent_core.experiments.experiment_results import ConfigSummary, UnitResult, config_summaries, unit_results
 from agent_core.formatting import format_timestamp
 from agent_core.store import SessionStore
-from agent_core.views.languages import LANGS
+from agent_core.views import LANGS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

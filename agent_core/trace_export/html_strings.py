@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_core.views.languages import LANGS, ReportLang
+from agent_core.views import LANGS, ReportLang
 
 _WORDS: dict[str, tuple[str, str]] = {
     "generated": (

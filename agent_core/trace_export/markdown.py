@@ -11,8 +11,15 @@ from typing import Any
 from agent_core.events import Event, RunFinished, ToolFinished, ToolStarted, Usage
 from agent_core.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
-from agent_core.views.metrics import RunMetrics, SessionMetrics, metrics_summary, runs_metrics, tool_summary
-from agent_core.views.repeats import answer_request_line, repeat_line
+from agent_core.views.metrics import (
+    RunMetrics,
+    SessionMetrics,
+    answer_request_line,
+    metrics_summary,
+    repeat_line,
+    runs_metrics,
+    tool_summary,
+)
 from agent_core.views.transcript import Transcript
 from agent_core.views.turns import StepView, TurnView
 

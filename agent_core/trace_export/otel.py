@@ -26,10 +26,9 @@ from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.trace_export import openinference
 from agent_core.trace_export.usage_attributes import usage_details
 from agent_core.views.metrics import turn_metrics
-from agent_core.views.repeats import repeat_attributes, run_repeat_attributes
 from agent_core.views.timeline import TimedCall, timed_call, turn_calls
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import TurnView
+from agent_core.views.turns import ActionView, TurnView
 
 AGENT_NAME = "sparrow"
 """``gen_ai.agent.name`` of the run spans."""
@@ -398,3 +397,20 @@ def _hex_id(size: int, *parts: str) -> str:
 
 def _ns(seconds: float) -> int:
     return round(seconds * 1e9)
+
+
+def repeat_attributes(turn: TurnView, step: int, call_id: str) -> dict[str, int | bool]:
+    """OpenTelemetry attributes of a tool call that repeated an earlier one (none for other calls)."""
+    action = turn.latest_calls.get((step, call_id))
+    repeated = action.repeated if action is not None else None
+    if repeated is None:
+        return {}
+    return {"sparrow.tool.repeat_of_step": repeated.first_step, "sparrow.tool.not_run": not repeated.ran}
+
+
+def run_repeat_attributes(turn: TurnView) -> dict[str, int]:
+    """OpenTelemetry attributes of a run with repeated calls: how many, and after how many the answer was asked."""
+    repeats = [a.repeated for a in turn.calls if isinstance(a, ActionView) and a.repeated is not None]
+    asked = [s.answer_requested.repeats for s in turn.steps if s.answer_requested is not None]
+    out = {"sparrow.run.repeats": len(repeats)} if repeats else {}
+    return out | ({"sparrow.run.answer_requested_after": asked[0]} if asked else {})
