@@ -12,7 +12,7 @@ from agent_core.experiments.experiment_html import experiment_html
 from agent_core.experiments.experiment_records import ExperimentNotFound, get_experiment, list_experiments
 from agent_core.experiments.experiment_results import config_summaries, unit_results
 from agent_core.formatting import format_timestamp
-from agent_core.trace_export.html_strings import ReportLang
+from agent_core.trace_export.html import ReportLang
 from sparrow_ui.access.auth import read_only
 from sparrow_ui.panels import experiment_charts, experiment_run
 from sparrow_ui.panels import experiment_views as experiment_tables

@@ -19,8 +19,7 @@ from agent_core.experiments.experiment_records import ExperimentInfo
 from agent_core.experiments.experiment_results import ConfigSummary, UnitResult
 from agent_core.formatting import format_cost, format_duration, format_timestamp, format_tokens
 from agent_core.guards.output_check import mask_secrets
-from agent_core.trace_export.html import CSP, STYLE
-from agent_core.trace_export.html_strings import ReportLang
+from agent_core.trace_export.html import CSP, STYLE, ReportLang
 
 EXTRA_STYLE = (
     ".pass{color:var(--ok)}.fail{color:var(--err)}td.cell{font-size:.85rem;white-space:nowrap}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_core.trace_export.html_strings import ReportLang, in_lang
+from agent_core.trace_export.html import ReportLang, in_lang
 
 _WORDS: dict[str, tuple[str, str]] = {
     "title": ("Sparrow experiment: {name}", "Sparrow 实验：{name}"),

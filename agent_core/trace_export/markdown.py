@@ -1,10 +1,11 @@
-"""A Markdown report of a session for sharing: per run the question, the steps, the answer and a metrics table."""
+"""A Markdown report of a session for sharing: per run the question, the steps, the answer and a metrics table, and
+a closing table of who started each run when the names are given (runs recorded before attribution have none)."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,8 +41,10 @@ def to_markdown(
     title: str = "Sparrow session",
     prices: PriceTable = DEFAULT_TABLE,
     limits: ReportLimits = ReportLimits(),
+    starters: Mapping[str, str] | None = None,
 ) -> str:
-    """The report: a summary of the session, then each run (turn) with its steps, answer and metrics."""
+    """The report: a summary of the session, then each run (turn) with its steps, answer and metrics; ``starters``
+    (run id → who started it) adds a closing "Who started each run" table."""
     runs = Transcript.from_events(events).runs
     session = runs_metrics(runs, prices=prices)
     parts = [f"# {_inline(title)}", metrics_summary(session) if runs else "No runs recorded."]
@@ -49,6 +52,9 @@ def to_markdown(
         parts.append(_overview(session))
     for number, (run, metrics) in enumerate(zip(runs, session.runs, strict=True), start=1):
         parts.append(_run_section(number, run, metrics, limits))
+    if starters:
+        rows = [f"| `{run_id}` | {_cell(who)} |" for run_id, who in starters.items()]
+        parts.append("\n".join(["## Who started each run", "", "| Run | Started by |", "| --- | --- |", *rows]))
     return "\n\n".join(parts) + "\n"
 
 

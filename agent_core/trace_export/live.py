@@ -1,15 +1,13 @@
-"""Live trace export: a run's spans go to an OTLP/HTTP receiver while the run happens.
-
-``live_export(events)`` yields the events unchanged. When ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or
-``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set, each event is also queued for a background thread that
-builds each span as soon as it is complete — a model call at its ``model_finished``, a tool call at its
-``tool_finished``, the run span at ``run_finished`` — and sends it, so a trace viewer shows the run
-growing. The spans are exactly those of :func:`~agent_core.trace_export.otel.build_spans` (same ids), so
-exporting the session later gives the same trace. The run's thread builds each span (from its own call
-only) and queues it; the OpenTelemetry SDK's batch processor and OTLP exporter send it from their thread,
-retrying with backoff (see ``otel_sdk``). Without an endpoint this costs nothing; with a dead one, one
-warning, and when the senders' owner closes (the end of a CLI command, or the interpreter's exit) at most
-``EXIT_WAIT_S`` seconds per receiver that answers.
+"""Live trace export: a run's spans go to an OTLP/HTTP receiver while the run happens. ``live_export(events)`` yields
+the events unchanged. When ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set, each
+span is built as soon as it is complete — a model call at its ``model_finished``, a tool call at its
+``tool_finished``, the run span at ``run_finished`` — and queued for sending, so a trace viewer shows the run
+growing. The spans are exactly those of :func:`~agent_core.trace_export.otel.build_spans` (same ids), so exporting
+the session later gives the same trace. The run's thread builds each span (from its own call only) and queues it;
+the OpenTelemetry SDK's batch processor and OTLP exporter send it from their thread, retrying with backoff (see
+``otel_sdk``). Without an endpoint this costs nothing; with a dead one, one warning, and when the senders' owner
+closes (the end of a CLI command, or the interpreter's exit) at most ``EXIT_WAIT_S`` seconds per receiver that
+answers.
 """
 
 from __future__ import annotations
@@ -24,12 +22,20 @@ from agent_core.events import Event, ModelFinished, RunFinished, full_messages
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable, env_prices_or_catalogue
 from agent_core.process_resources import resources
 from agent_core.trace_export.otel import SpanData, call_span, run_span
-from agent_core.trace_export.otlp import OtelUnavailable, resource_attributes, scope, sdk_module
-from agent_core.trace_export.otlp_env import ExportTarget, OtlpConfigError, capture_content, export_target
+from agent_core.trace_export.otlp import (
+    ExportTarget,
+    OtelUnavailable,
+    OtlpConfigError,
+    capture_content,
+    export_target,
+    resource_attributes,
+    scope,
+    sdk_module,
+)
 from agent_core.views.transcript import Transcript
 from agent_core.views.turns import ActionView
 
-log = logging.getLogger("agent_core.trace_export.live_export")
+log = logging.getLogger("agent_core.trace_export.live")
 
 EXIT_WAIT_S = 3.0
 """At interpreter exit, how long the last spans may take to leave (less if the receiver is known to fail)."""
