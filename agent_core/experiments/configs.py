@@ -74,8 +74,6 @@ class RunConfig(BaseModel):
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 KEY_ENVS_ENV = "SPARROW_EVAL_KEY_ENVS"
 """Extra variable names (comma-separated) a configuration's ``api_key_env`` may name."""
-ALLOW_PRIVATE_ENV = "SPARROW_ALLOW_PRIVATE_ENDPOINTS"
-"""1: a configuration's base URL may reach loopback, private and link-local addresses."""
 ALLOWED_NETWORKS_ENV = "SPARROW_ALLOWED_ENDPOINT_NETWORKS"
 """Non-public networks a configuration's base URL may reach anyway (comma-separated)."""
 _KEY_NAME = re.compile(r"_KEY$", re.I)

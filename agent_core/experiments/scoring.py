@@ -96,7 +96,7 @@ class RunFacts:
 
 
 Judge = Callable[[str, DatasetItem, RunFacts], Score]
-"""Asks a judge model about an answer with a rubric (see ``judge``)."""
+"""Asks a judge model about an answer with a rubric (see ``recorded_judge``)."""
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ def to_markdown(
     for number, (run, metrics) in enumerate(zip(runs, session.runs, strict=True), start=1):
         parts.append(_run_section(number, run, metrics, limits))
     if starters:
-        rows = [f"| `{run_id}` | {_cell(who)} |" for run_id, who in starters.items()]
+        rows = [f"| `{run_id}` | {_inline(who)} |" for run_id, who in starters.items()]
         parts.append("\n".join(["## Who started each run", "", "| Run | Started by |", "| --- | --- |", *rows]))
     return "\n\n".join(parts) + "\n"
 
@@ -67,7 +67,7 @@ def _overview(session: SessionMetrics) -> str:
         usage = run.usage
         cells = [
             str(number),
-            _cell(_clip(run.question.splitlines()[0] if run.question else "", 80)),
+            _inline(_clip(run.question.splitlines()[0] if run.question else "", 80)),
             run.status or "unfinished",
             str(run.steps),
             format_tokens(usage.total_tokens, estimated=usage.estimated),
@@ -165,7 +165,7 @@ def _metrics_table(m: RunMetrics) -> str:
         ("Cost", format_cost(m.cost, estimated=usage.estimated)),
         ("Duration", format_duration(m.duration_ms)),
     ]
-    return "\n".join(["| Metric | Value |", "| --- | --- |", *(f"| {k} | {_cell(v)} |" for k, v in rows)])
+    return "\n".join(["| Metric | Value |", "| --- | --- |", *(f"| {k} | {_inline(v)} |" for k, v in rows)])
 
 
 def _clip(text: str, limit: int) -> str:
@@ -197,8 +197,3 @@ def _quote(text: str) -> str:
 def _inline(text: str) -> str:
     """One line of text, safe in a heading or emphasis (no newlines, no stray markup characters)."""
     return re.sub(r"([\\`*_#\[\]<>|])", r"\\\1", " ".join(text.split()))
-
-
-def _cell(text: str) -> str:
-    """Text safe inside a table cell."""
-    return _inline(text)

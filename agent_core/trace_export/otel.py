@@ -98,32 +98,20 @@ def build_spans(
     spans: list[SpanData] = []
     if include_content:
         events = with_full_messages(events)  # the spans carry each call's whole request
+    options = {"session_id": session_id, "provider": provider, "include_content": include_content, "prices": prices}
     for run in Transcript.from_events(events).runs:
-        started_by = (starters or {}).get(run.run_id)
-        spans += _run_spans(run, _Context(session_id, provider, include_content, prices, run, started_by))
+        spans += _run_spans(run, _Context(run, started_by=(starters or {}).get(run.run_id), **options))
     return spans
 
 
 def run_span(turn: TurnView, **options: Any) -> SpanData:
     """The run span of one folded run, exactly as :func:`build_spans` makes it (same options)."""
-    return _run_spans(turn, _context(turn, **options))[0]
+    return _run_spans(turn, _Context(turn, **options))[0]
 
 
 def call_span(turn: TurnView, index: int, **options: Any) -> SpanData:
     """The span of the run's ``index``-th call (in start order), exactly as :func:`build_spans` makes it."""
-    return _call_span(timed_call(turn.calls[index]), index, _context(turn, **options))
-
-
-def _context(
-    turn: TurnView,
-    *,
-    session_id: str | None = None,
-    provider: str | None = None,
-    include_content: bool = False,
-    prices: PriceTable = DEFAULT_TABLE,
-    started_by: str | None = None,
-) -> _Context:
-    return _Context(session_id, provider, include_content, prices, turn, started_by)
+    return _call_span(timed_call(turn.calls[index]), index, _Context(turn, **options))
 
 
 class _Context:
@@ -131,16 +119,17 @@ class _Context:
 
     def __init__(
         self,
-        session_id: str | None,
-        provider: str | None,
-        content: bool,
-        prices: PriceTable,
         run: TurnView,
+        *,
+        session_id: str | None = None,
+        provider: str | None = None,
+        include_content: bool = False,
+        prices: PriceTable = DEFAULT_TABLE,
         started_by: str | None = None,
     ) -> None:
         self.session_id = session_id
         self.started_by = started_by
-        self.content = content
+        self.content = include_content
         self.prices = prices.for_run(run.run_started)
         self.run_id = run.run_id
         self.run = run

@@ -117,15 +117,11 @@ def timed_calls(events: Iterable[Event]) -> list[TimedCall]:
 
 def turn_calls(turn: TurnView) -> list[TimedCall]:
     """The model and tool calls of one folded run, in the order they started."""
-    return [_timed(call) for call in turn.calls]
+    return [timed_call(call) for call in turn.calls]
 
 
 def timed_call(call: ModelFinished | ActionView) -> TimedCall:
     """One folded call (an entry of ``TurnView.calls``) placed in time."""
-    return _timed(call)
-
-
-def _timed(call: ModelFinished | ActionView) -> TimedCall:
     if isinstance(call, ModelFinished):
         return TimedCall("model", call.step, call.ts - call.latency_ms / 1000, call.ts, call)
     begun, done = call.started, call.finished
