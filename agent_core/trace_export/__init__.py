@@ -12,16 +12,8 @@ from agent_core.trace_export.html import to_html
 from agent_core.trace_export.jsonl import Starters, event_line, read_jsonl, to_jsonl, write_jsonl
 from agent_core.trace_export.markdown import ReportLimits, to_markdown
 from agent_core.trace_export.otel import SpanData, build_spans, provider_for
-from agent_core.trace_export.otlp import (
-    OtelExportError,
-    OtelUnavailable,
-    otel_sdk_available,
-    otlp_endpoint,
-    otlp_request,
-    send_otlp,
-    send_spans,
-    to_otlp_json,
-)
+from agent_core.trace_export.otlp import otlp_endpoint, otlp_request, to_otlp_json
+from agent_core.trace_export.sending import OtelExportError, OtelUnavailable, otel_sdk_available, send_otlp, send_spans
 
 ExportFormat = Literal["jsonl", "otel", "md", "html"]
 FORMATS: tuple[ExportFormat, ...] = ("jsonl", "otel", "md", "html")

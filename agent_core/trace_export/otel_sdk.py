@@ -186,7 +186,7 @@ MAX_QUEUE = 20_000
 """Spans waiting beyond this are dropped (a receiver far slower than the agent)."""
 MAX_BATCH = 512
 """Spans per request at most."""
-log = logging.getLogger("agent_core.trace_export.live")
+log = logging.getLogger("agent_core.trace_export.sending")
 
 
 class LiveSender:

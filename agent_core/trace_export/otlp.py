@@ -1,27 +1,22 @@
-"""OTLP for Sparrow's spans: the OTLP/JSON document (no SDK needed), where the standard OpenTelemetry variables say to
-send spans, and sending a saved session's spans to an OTLP/HTTP receiver (the Traces page's Send, ``export-trace
---format otel``). The JSON follows the OTLP/JSON encoding of ``ExportTraceServiceRequest`` (``resourceSpans`` →
-``scopeSpans`` → ``spans``, ids as hex strings, times as decimal strings of Unix nanoseconds, enums as numbers,
-attributes as ``{"key", "value": {"stringValue" | "intValue" | ...}}``) and can be POSTed as is to a collector's
-``/v1/traces``. ``OTEL_EXPORTER_OTLP_TRACES_*`` wins over ``OTEL_EXPORTER_OTLP_*`` for the endpoint, protocol,
-headers, timeout, compression, CA certificate and client certificate and key; ``OTEL_SERVICE_NAME`` names the
-service and ``OTEL_RESOURCE_ATTRIBUTES`` adds resource attributes (e.g. Phoenix's ``openinference.project.name``);
-``OTEL_BSP_SCHEDULE_DELAY`` (milliseconds) is how long spans may wait to be batched; ``OTEL_SDK_DISABLED=true`` or
-``OTEL_TRACES_EXPORTER=none`` turn live export off; message content is sent only when
-``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` (or the caller opts in). Sending uses the optional
-``opentelemetry-sdk`` and ``opentelemetry-exporter-otlp-proto-http`` packages (``pip install 'sparrow-agent[otel]'``)
-through ``otel_sdk``, imported on first use: the same exporter as live export, so a session's live spans and its
-re-sent ones land under the same service, in the same encoding.
+"""OTLP for Sparrow's spans: the OTLP/JSON document (no SDK needed), and where the standard OpenTelemetry variables say
+spans go (``ExportTarget``). The JSON follows the OTLP/JSON encoding of ``ExportTraceServiceRequest``
+(``resourceSpans`` → ``scopeSpans`` → ``spans``, ids as hex strings, times as decimal strings of Unix nanoseconds,
+enums as numbers, attributes as ``{"key", "value": {"stringValue" | "intValue" | ...}}``) and can be POSTed as is to
+a collector's ``/v1/traces``. ``OTEL_EXPORTER_OTLP_TRACES_*`` wins over ``OTEL_EXPORTER_OTLP_*`` for the endpoint,
+protocol, headers, timeout, compression, CA certificate and client certificate and key; ``OTEL_SERVICE_NAME`` names
+the service and ``OTEL_RESOURCE_ATTRIBUTES`` adds resource attributes (e.g. Phoenix's
+``openinference.project.name``); ``OTEL_BSP_SCHEDULE_DELAY`` (milliseconds) is how long spans may wait to be
+batched; ``OTEL_SDK_DISABLED=true`` or ``OTEL_TRACES_EXPORTER=none`` turn live export off; message content is sent
+only when ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` (or the caller opts in). Sending is
+``sending``'s.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from importlib import metadata
-from types import ModuleType
 from typing import Any, Literal
 from urllib.parse import unquote
 
@@ -237,102 +232,3 @@ def _milliseconds(env: EnvSettings, *names: str) -> float | None:
                 raise OtlpConfigError(f"{name}={text!r}: expected a positive number of milliseconds")
             return value / 1000
     return None
-
-
-INSTALL_HINT = "pip install 'sparrow-agent[otel]'  (opentelemetry-sdk, opentelemetry-exporter-otlp-proto-http)"
-
-
-class OtelUnavailable(ImportError):
-    """Sending spans needs the optional OpenTelemetry packages, which are not installed."""
-
-
-class OtelExportError(RuntimeError):
-    """The OTLP endpoint did not accept the spans."""
-
-
-def otel_sdk_available() -> bool:
-    """True when the optional packages needed by :func:`send_otlp` are installed."""
-    try:
-        sdk_module()
-    except OtelUnavailable:
-        return False
-    return True
-
-
-def sdk_module() -> ModuleType:
-    """The module that sends with the SDK, imported on demand (it needs the optional packages)."""
-    try:
-        return importlib.import_module("agent_core.trace_export.otel_sdk")
-    except ImportError as exc:
-        raise OtelUnavailable(
-            f"sending traces to an OTLP endpoint needs the optional OpenTelemetry packages ({exc.name} is missing): "
-            f"{INSTALL_HINT}. Without them, export OTLP/JSON to a file instead."
-        ) from None
-
-
-def send_otlp(
-    events: Iterable[Event],
-    *,
-    endpoint: str | None = None,
-    headers: Mapping[str, str] | None = None,
-    timeout: float | None = None,
-    service_name: str | None = None,
-    **span_options: Any,
-) -> int:
-    """Send the spans of ``events`` to an OTLP/HTTP endpoint with the SDK's exporter; returns how many were sent.
-
-    The standard variables apply as they do to live export (endpoint, ``OTEL_EXPORTER_OTLP_PROTOCOL``,
-    headers, timeout, compression, certificates, ``OTEL_SERVICE_NAME``, ``OTEL_RESOURCE_ATTRIBUTES``); the
-    arguments, when given, win. Raises :class:`OtelUnavailable` without the ``otel`` extra and
-    :class:`OtelExportError` when the endpoint does not accept the spans (after the SDK's retries).
-    """
-    return send_spans(
-        build_spans(events, **span_options),
-        endpoint=endpoint,
-        headers=headers,
-        timeout=timeout,
-        service_name=service_name,
-    )
-
-
-def send_spans(
-    spans: Sequence[SpanData],
-    *,
-    endpoint: str | None = None,
-    headers: Mapping[str, str] | None = None,
-    timeout: float | None = None,
-    service_name: str | None = None,
-    environ: Mapping[str, str] | None = None,
-) -> int:
-    """Send already built spans (see :func:`send_otlp`)."""
-    sdk = sdk_module()
-    try:
-        target = resend_target(environ, endpoint=endpoint, headers=headers, timeout=timeout, service_name=service_name)
-    except OtlpConfigError as exc:
-        raise OtelExportError(str(exc)) from None
-    resource = {**resource_attributes(target.service_name), **dict(target.resource)}
-    problem = sdk.export(sdk.as_readable(spans, resource, scope()), target)
-    if problem is not None:
-        raise OtelExportError(
-            f"the OTLP endpoint {target.endpoint} did not accept {len(spans)} spans: {problem} "
-            "(is an OTLP/HTTP receiver such as Jaeger, Phoenix, Langfuse or an OpenTelemetry Collector running there?)"
-        )
-    return len(spans)
-
-
-def resend_target(environ: Mapping[str, str] | None = None, **given: Any) -> ExportTarget:
-    """The live export's target (the same variables), with the ``given`` values that are not None on top."""
-    env = env_settings(environ)
-    env = env.model_copy(  # sending a saved trace is asked for explicitly: export may be off for live runs
-        update={
-            "otel_exporter_otlp_endpoint": env.otel_exporter_otlp_endpoint or "http://localhost:4318",
-            "otel_sdk_disabled": False,
-            "otel_traces_exporter": None,
-        }
-    )
-    target = export_target(env)
-    assert target is not None  # an endpoint is set and export is not turned off
-    changes = {k: v for k, v in given.items() if v is not None}
-    if "headers" in changes:
-        changes["headers"] = tuple(dict(changes["headers"]).items())
-    return replace(target, **changes)
