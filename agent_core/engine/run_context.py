@@ -70,7 +70,7 @@ class AgentSettings:
     pinned_tools: tuple[str, ...] = ()
     """Tools always offered, whatever ``max_tools`` says."""
     require_approval: bool = True
-    """Pause before tools that ask first (see ``approval_policy``) until a person decides; False approves them all."""
+    """Pause before tools that ask first (see ``approvals``) until a person decides; False approves them all."""
     tool_approval: dict[str, bool] = Field(default_factory=dict)
     """Per-tool override of the approval default: ``{"remember": False}`` trusts remember, True makes a tool ask."""
     repeat_policy: Annotated[

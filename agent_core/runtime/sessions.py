@@ -4,7 +4,7 @@
   recorded as they happen while this process owns them, an interrupted run continued after its last complete step.
 - ``rerun_turn``: a turn's question asked again, with another model, protocol or setting, in a fork holding the
   session's events from before that turn (so the agent remembers the same earlier turns; ``parent_id`` = the
-  original, left untouched). The compare view puts the two turns side by side (``agent_core.views.turn_compare``).
+  original, left untouched). The compare view puts the two turns side by side (``agent_core.views.compare``).
 - ``LiveRuns``: a web page may be refreshed, closed or opened twice while an agent works, so a run does not live
   in the page: it runs in a thread (its events written to the store as they happen by whoever built the
   iterator), and viewers read its events from an append-only list, waking as new ones arrive. A run of another
