@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
@@ -24,6 +23,7 @@ from typing import Any, overload
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.engine.agent import Agent
+from agent_core.engine.state import RunState
 from agent_core.env_settings import env_settings
 from agent_core.events import Event, ModelFinished, RunFinished, ToolFinished, ToolStarted
 from agent_core.experiments.datasets import Check, DatasetItem
@@ -80,14 +80,13 @@ class RunFacts:
         """The facts of a run's events (the last ``run_finished`` gives answer, status, steps and time)."""
         finished = next((e for e in reversed(events) if isinstance(e, RunFinished)), None)
         started = [e for e in events if isinstance(e, ToolStarted)]
-        calls = Counter((e.tool, json.dumps(e.arguments, sort_keys=True, default=str)) for e in started)
         return cls(
             answer=(finished.final_answer if finished else None) or "",
             status=finished.status if finished else "error",
             steps=finished.steps if finished else 0,
             tools_called=tuple(e.tool for e in started),
             format_retries=sum(1 for e in events if isinstance(e, ModelFinished) and e.format_error),
-            repeated_actions=sum(n - 1 for n in calls.values()),
+            repeated_actions=RunState.fold(events).repeats.count,  # the engine's own count (CallRepeated)
             tool_errors=sum(1 for e in events if isinstance(e, ToolFinished) and e.error),
             latency_ms=finished.duration_ms if finished else 0.0,
             cost=cost,
