@@ -34,7 +34,7 @@ from agent_core.store.event_codec import decode
 from agent_core.store.outage import DatabaseUnavailable
 from agent_core.store.recorder import record_events
 from agent_core.store.records import SessionConfig
-from agent_core.store.run_owners import RunOwner, RunOwners, owned
+from agent_core.store.run_owners import RunOwner
 from agent_core.store.transactions import new_id
 from agent_core.tools import Tool
 from agent_core.views.transcript import Transcript
@@ -144,7 +144,7 @@ def run_in_new_session(
     claim = store.runs.open(new_run_id(), config_from_agent(agent), title=title, also=also)
     events = agent.run(question, cancel=cancel, run_id=claim.run_id)
     recorded = record_events(store, claim.session_id, events, grouped=True)
-    return claim.session_id, owned(RunOwners(store.engine), claim, cancel, recorded)
+    return claim.session_id, store.runs.owned(claim, cancel, recorded)
 
 
 def recorded_run(
@@ -162,15 +162,14 @@ def recorded_run(
     The run is claimed through the acting user first (SessionNotFound, ReadOnly or SessionBusy before anything
     runs), and the agent's settings become the session's.
     """
-    owners = RunOwners(store.engine)
     claim = store.runs.claim(session_id, run_id)
     try:
         store.sessions.update_config(session_id, config_from_agent(agent))
     except BaseException:
-        owners.release(claim)
+        store.runs.release(claim)
         raise
     events = start(claim.run_id)
-    return owned(owners, claim, cancel, record_events(store, session_id, events, persist_deltas=persist_deltas))
+    return store.runs.owned(claim, cancel, record_events(store, session_id, events, persist_deltas=persist_deltas))
 
 
 def resume_run(
@@ -190,7 +189,6 @@ def resume_run(
     if interrupted is None:
         raise NothingToResume(f"session {session_id!r} has no interrupted run")
     cancel = cancel or CancelToken()
-    owners = RunOwners(store.engine)
     claim = store.runs.claim(session_id, interrupted.run_id)
     try:
         again = store.runs.interrupted(session_id)  # it may have been resumed and finished while we claimed
@@ -200,11 +198,11 @@ def resume_run(
         load_memory(agent, earlier)
         store.sessions.update_config(session_id, config_from_agent(agent))
     except BaseException:
-        owners.release(claim)
+        store.runs.release(claim)
         raise
     log.info("resuming run %s of session %s", interrupted.run_id, session_id)
     events = record_events(store, session_id, agent.resume(run_events, cancel=cancel), persist_deltas=persist_deltas)
-    return owned(owners, claim, cancel, events)
+    return store.runs.owned(claim, cancel, events)
 
 
 def split_at_run(events: Sequence[Event], run_id: str) -> tuple[list[Event], list[Event]]:

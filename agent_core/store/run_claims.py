@@ -8,14 +8,15 @@ actor like any other store call: seeing a run in progress or its new events need
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, insert
 
 from agent_core.events import Event
+from agent_core.guards.limits import CancelToken
 from agent_core.store.records import InterruptedRun, SessionConfig
-from agent_core.store.run_owners import RunOwner, RunOwners, events_after
+from agent_core.store.run_owners import RunOwner, RunOwners, events_after, owned
 from agent_core.store.run_queries import interrupted_run
 from agent_core.store.tables import SessionRow, table_of
 from agent_core.store.transactions import StoreAccess
@@ -65,6 +66,15 @@ class Runs:
             if also is not None:
                 also(conn, values["id"])
         return claim
+
+    def owned(self, claim: RunOwner, cancel: CancelToken, events: Iterator[Event]) -> Iterator[Event]:
+        """``events`` while this process owns ``claim`` (one ``claim`` or ``open`` gave): heartbeating it, a cancel
+        request honoured, the claim released at the end."""
+        return owned(RunOwners(self.access.engine), claim, cancel, events)
+
+    def release(self, claim: RunOwner) -> None:
+        """Give ``claim`` up without running it (what was to start with it failed)."""
+        RunOwners(self.access.engine).release(claim)
 
     def request_cancel(self, session_id: str, run_id: str) -> bool:
         """Ask the run's owner, wherever it is, to stop it; False if that run is no longer in progress."""
