@@ -1,2 +1,2 @@
-"""The engine: Agent, the ReAct loop (loop.py) with its think and act halves, approvals, the context window and the
-protocols."""
+"""The engine: Agent (agent.py), the ReAct loop (loop.py), the run's state folded once (state.py), the conversation
+memory, repeats, approvals and the protocols."""

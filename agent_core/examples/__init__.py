@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_core.runtime.sessions import EXAMPLE_KEY
+from agent_core.runtime import EXAMPLE_KEY
 from agent_core.store import SessionInfo, SessionStore, import_session
 
 FILES = Path(__file__).parent / "sessions"

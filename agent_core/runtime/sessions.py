@@ -29,6 +29,7 @@ from agent_core.engine.protocols import PROTOCOLS
 from agent_core.events import Event, RunFinished, RunStarted
 from agent_core.guards.limits import CancelToken
 from agent_core.models.chat_model import ChatModel
+from agent_core.runtime import EXAMPLE_KEY
 from agent_core.store import SessionInfo, SessionStore
 from agent_core.store.event_codec import decode
 from agent_core.store.outage import DatabaseUnavailable
@@ -40,9 +41,6 @@ from agent_core.tools import Tool
 from agent_core.views.transcript import Transcript
 
 log = logging.getLogger(__name__)
-
-EXAMPLE_KEY = "sparrow_example"
-"""The settings key that marks a session as a shipped example (its value is the example's name): a rerun is none."""
 
 
 CONSENT_UNSET: dict[str, Any] = {"require_approval": True, "tool_approval": {}}

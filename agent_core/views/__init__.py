@@ -1,4 +1,4 @@
-"""The one fold of events into turns (transcript.py, turns.py) and what is read off it: metrics, timeline,
+"""A session's runs, each folded into its RunState (transcript.py), and what is read off them: metrics, timeline,
 comparisons; and the languages Sparrow speaks (``LANGS``), which the UI, the HTML reports and every command's
 ``--lang`` read, kept here so that a command can offer the choices without importing the exporters."""
 
