@@ -535,8 +535,12 @@ class RunState:
     """Calls started and not finished yet, by (step, call id)."""
     latest_calls: dict[tuple[int, str], CallState] = field(default_factory=dict, repr=False, compare=False)
     """The latest call of each (step, call id) in the step's current attempt: where its approval and start meet."""
+    started_calls: list[CallState] = field(default_factory=list, repr=False, compare=False)
+    """Every started call, in start order."""
     by_key: dict[tuple[str, str], list[CallState]] = field(default_factory=dict, repr=False, compare=False)
-    """Every started call by (tool, canonical arguments), earliest first (see ``find``)."""
+    """The started calls by (tool, canonical arguments), earliest first, indexed when first looked up (``find``):
+    a fold that never looks a call up (a view) never pays for the canonical JSON."""
+    _indexed: int = field(default=0, repr=False, compare=False)
     last_request: Request | None = field(default=None, repr=False, compare=False)
     """The request of the run's latest model call (the next one's stores only what changed since)."""
 
@@ -571,14 +575,23 @@ class RunState:
 
     def find(self, tool: str, arguments: Any, *, finished_only: bool = True) -> CallState | None:
         """The run's earliest call with this tool and these arguments (one that finished, by default)."""
-        for call in self.by_key.get(call_key(tool, arguments), ()):
+        for call in self._index().get(call_key(tool, arguments), ()):
             if call.finished is not None or not finished_only:
                 return call
         return None
 
     def count(self, tool: str, arguments: Any) -> int:
         """How many times the run started exactly this call."""
-        return len(self.by_key.get(call_key(tool, arguments), ()))
+        return len(self._index().get(call_key(tool, arguments), ()))
+
+    def _index(self) -> dict[tuple[str, str], list[CallState]]:
+        """``by_key``, with the calls started since the last look-up added."""
+        for call in self.started_calls[self._indexed :]:
+            started = call.started
+            assert started is not None
+            self.by_key.setdefault(call_key(started.tool, started.arguments), []).append(call)
+        self._indexed = len(self.started_calls)
+        return self.by_key
 
     def narrowing_after(self, step: StepState) -> Narrowing | None:
         """The narrowing after ``step``'s repeats: around every tool repeated so far, failed when the last repeated
@@ -708,7 +721,7 @@ class RunState:
         action.started, action.arguments = event, action.arguments or event.arguments
         self._log_call(step, action)
         self.open_calls[(step.number, event.call_id)] = action
-        self.by_key.setdefault(call_key(event.tool, event.arguments), []).append(action)
+        self.started_calls.append(action)
 
     def _on_run_forked(self, event: RunForked) -> None:
         self.forked = self.forked or event

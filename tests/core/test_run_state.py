@@ -91,6 +91,10 @@ MEASURED = frozenset({"ts", "latency_ms", "ttft_ms", "duration_ms"})
 """Event fields measured as a run goes (two runs of one script differ in them)."""
 
 
+LOOKUPS = frozenset({"by_key", "_indexed"})
+"""The call index, made when a call is first looked up (from ``started_calls``, which is compared)."""
+
+
 def timeless(event: EventBase) -> dict[str, Any]:
     """An event without what was measured as it happened."""
     return {k: v for k, v in event.to_dict().items() if k not in MEASURED}
@@ -106,7 +110,7 @@ def shape(value: Any) -> Any:
     if isinstance(value, Request):
         return ("request", value.event, value.messages())
     if is_dataclass(value) and not isinstance(value, type) and type(value).__module__ == "agent_core.engine.state":
-        named = {f.name: getattr(value, f.name) for f in fields(value)}
+        named = {f.name: getattr(value, f.name) for f in fields(value) if f.name not in LOOKUPS}
         if isinstance(value, StepState):
             named["run"] = value.run.run_id
         return (type(value).__name__, {name: shape(item) for name, item in named.items()})
