@@ -7,6 +7,7 @@ a string or any JSON-able value, or a ``ToolOutput`` splitting ``content`` (for 
 the UI). ``signature`` writes a tool as one compact line for a prompt (``- name(arg: type, opt?: type = default):
 description``): a JSON Schema in full costs many tokens per tool and per step, and the same facts fit there.
 """
+
 from __future__ import annotations
 
 import asyncio
