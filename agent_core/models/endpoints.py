@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
 from agent_core.models.model_errors import ModelError
-from agent_core.tools.network.addresses import AddressPolicy, resolve
-from agent_core.tools.network.http_errors import BlockedAddress, HttpError
+from agent_core.tools.network.http import AddressPolicy, BlockedAddress, HttpError, resolve
 
 OPENAI_API = "https://api.openai.com/v1"
 """Where a client without a base URL sends its calls."""

@@ -15,8 +15,7 @@ from typing import Any
 import httpcore2
 import httpx2
 
-from agent_core.tools.network.addresses import AddressPolicy, resolve
-from agent_core.tools.network.http_errors import HttpError
+from agent_core.tools.network.http import AddressPolicy, HttpError, resolve
 
 CONNECT_TIMEOUT_S = 10.0
 """Longest name lookup when the client gives no connect timeout."""

@@ -28,7 +28,7 @@ from agent_core.models.endpoint_check import (
 from agent_core.models.guarded_transport import GuardedTransport
 from agent_core.models.model_errors import ModelError
 from agent_core.models.stream_reader import StreamAccumulator, pumped, reasoning_of, usage_of
-from agent_core.tools.network.addresses import AddressPolicy
+from agent_core.tools.network.http import AddressPolicy
 
 DEFAULT_MODEL = "gpt-4o-mini"
 NO_KEY_PLACEHOLDER = "sk-no-key-required"

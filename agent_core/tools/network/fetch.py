@@ -20,7 +20,7 @@ from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 from agent_core.env_settings import env_settings
-from agent_core.tools.network.http_client import (
+from agent_core.tools.network.http import (
     DEFAULT_TIMEOUT,
     AddressPolicy,
     HttpClient,

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from agent_core.env_settings import EnvSettings, env_settings
-from agent_core.tools.network.http_client import (
+from agent_core.tools.network.http import (
     DEFAULT_TIMEOUT,
     BadResponse,
     HttpClient,

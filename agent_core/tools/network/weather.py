@@ -13,7 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent_core.env_settings import env_settings
-from agent_core.tools.network.http_client import DEFAULT_TIMEOUT, HttpClient, HttpError, tool_error
+from agent_core.tools.network.http import DEFAULT_TIMEOUT, HttpClient, HttpError, tool_error
 from agent_core.tools.tool import Tool, ToolError, ToolOutput
 
 GEOCODING_URL = "https://geocoding-api.open-meteo.com/v1/search"

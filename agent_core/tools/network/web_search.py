@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_core.tools.network.http_client import HttpError, tool_error
+from agent_core.tools.network.http import HttpError, tool_error
 from agent_core.tools.network.search_providers import SearchError, SearchProvider, SearchResult, provider_from_env
 from agent_core.tools.tool import Tool, ToolError, ToolOutput
 
