@@ -165,7 +165,7 @@ def format_number(value: int | float) -> str:
     return str(value)
 
 
-# --- the calculator's cost bounds -----------------------------------------------------------------------------------
+# --- the calculator's cost bounds ----------------------------------------------------------------------------------
 
 MAX_DIGITS = 1000
 """Largest integer (in decimal digits) the calculator computes or returns."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
+
+
 def test_the_newcomers_landmarks_are_where_the_readme_says() -> None:
     landmarks = [
         "agent_core/engine/loop.py",

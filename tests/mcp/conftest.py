@@ -61,7 +61,7 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 
 def servers() -> Iterator[Any]:
     """A private set of MCP connections, closed (servers stopped) after the test."""
     require_sdk()
-    from agent_core.tools.mcp.mcp_servers import McpServers
+    from agent_core.tools.mcp.tools import McpServers
 
     hub = McpServers()
     yield hub
