@@ -41,7 +41,7 @@ from agent_core.experiments.experiment_results import config_summaries, unit_res
 from agent_core.experiments.experiment_tables import ResultRow
 from agent_core.experiments.run_configs import agent_for, openai_model, tools_for
 from agent_core.experiments.scores import Score
-from agent_core.models.chat_model import Message, ModelRequest
+from agent_core.models.chat import Message, ModelRequest
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.store.database import writer

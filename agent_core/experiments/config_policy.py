@@ -22,8 +22,8 @@ import re
 from collections.abc import Mapping
 
 from agent_core.env_settings import env_settings
+from agent_core.models.chat import ModelError
 from agent_core.models.endpoints import Connection, EndpointPolicy, OperatorEndpoint
-from agent_core.models.model_errors import ModelError
 from agent_core.tools.network.http import AddressPolicy
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"

@@ -22,7 +22,7 @@ from agent_core.experiments.experiment_records import (
 )
 from agent_core.experiments.experiment_runner import ExperimentRunner
 from agent_core.experiments.run_configs import RunConfig
-from agent_core.models.chat_model import ChatModel, Message, ModelRequest
+from agent_core.models.chat import ChatModel, Message, ModelRequest
 from agent_core.store import SessionStore
 from agent_core.testing import FunctionModel, rule_reply
 from agent_core.testing.fake_models import Reply

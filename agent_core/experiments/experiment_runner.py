@@ -36,7 +36,7 @@ from agent_core.experiments.judge import recorded_judge
 from agent_core.experiments.run_configs import ModelFactory, RunConfig, agent_for, openai_model, tools_for
 from agent_core.experiments.scores import RunFacts, Score, ScoringContext, failure_of
 from agent_core.guards.limits import CancelToken
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.models.pricing import PriceTable, env_prices_or_catalogue
 from agent_core.runtime.session_runs import run_in_new_session
 from agent_core.store import SessionStore

@@ -12,7 +12,7 @@ from agent_core.engine.agent import Agent
 from agent_core.events import RunFinished
 from agent_core.experiments.items import DatasetItem
 from agent_core.experiments.scores import Judge, RunFacts, Score
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 

@@ -27,7 +27,7 @@ from agent_core.engine.agent import Agent
 from agent_core.experiments.config_policy import ConfigFileError, checked_connection, key_env_problem
 from agent_core.experiments.items import problems_of
 from agent_core.models import OpenAIChatModel
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.runtime.catalog import tool_catalog
 from agent_core.runtime.run_settings import ProtocolName
 from agent_core.store.redaction import scrub_url

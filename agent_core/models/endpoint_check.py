@@ -13,7 +13,7 @@ from typing import Any
 from openai.types.chat import ChatCompletionChunk
 
 from agent_core.guards import json_limits
-from agent_core.models.model_errors import ModelError
+from agent_core.models.chat import ModelError
 
 BASE_URL_HINT = "most base URLs end in /v1 (for example http://localhost:11434/v1 for Ollama)"
 _PEEK = 4096

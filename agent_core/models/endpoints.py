@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
-from agent_core.models.model_errors import ModelError
+from agent_core.models.chat import ModelError
 from agent_core.tools.network.http import AddressPolicy, BlockedAddress, HttpError, resolve
 
 OPENAI_API = "https://api.openai.com/v1"

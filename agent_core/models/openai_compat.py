@@ -15,7 +15,7 @@ from agent_core.env_settings import env_settings
 from agent_core.guards import json_limits
 from agent_core.guards.output_check import register_secret
 from agent_core.models.attempts import AttemptLog
-from agent_core.models.chat_model import Completion, ModelOutput, ModelRequest, ToolCall
+from agent_core.models.chat import Completion, ModelError, ModelOutput, ModelRequest, ToolCall
 from agent_core.models.endpoint_check import (
     as_chunk,
     bad_stream,
@@ -26,7 +26,6 @@ from agent_core.models.endpoint_check import (
     web_page,
 )
 from agent_core.models.guarded_transport import GuardedTransport
-from agent_core.models.model_errors import ModelError
 from agent_core.models.stream_reader import StreamAccumulator, pumped, reasoning_of, usage_of
 from agent_core.tools.network.http import AddressPolicy
 

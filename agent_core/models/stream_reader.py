@@ -10,9 +10,8 @@ from typing import Any
 
 from agent_core.events import Usage
 from agent_core.guards.limits import CancelToken
-from agent_core.models.chat_model import Completion, TextChunk, ToolCall
+from agent_core.models.chat import Completion, ModelError, TextChunk, ToolCall
 from agent_core.models.endpoint_check import token_count
-from agent_core.models.model_errors import ModelError
 
 _POLL_S = 0.05
 SETTLE_S = 1.0

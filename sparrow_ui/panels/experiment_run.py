@@ -24,7 +24,7 @@ from agent_core.experiments.datasets import DatasetInfo
 from agent_core.experiments.experiment_records import ExperimentInfo
 from agent_core.experiments.run_configs import ModelFactory
 from agent_core.guards.untrusted import plain
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.store import SessionStore
 from sparrow_ui.shell.state import ModelConfig
 from sparrow_ui.translations.strings_experiments import te

@@ -17,7 +17,7 @@ from agent_core.experiments.experiment_results import config_summaries, unit_res
 from agent_core.experiments.experiment_runner import Pace
 from agent_core.experiments.experiment_tables import ResultRow
 from agent_core.models import ModelError
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.store import SessionStore
 from agent_core.testing import FunctionModel, Reply
 from tests.experiments.helpers import file_store

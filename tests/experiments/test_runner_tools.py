@@ -19,7 +19,7 @@ from agent_core.experiments import (
 from agent_core.experiments.example_experiments import rule_model
 from agent_core.experiments.experiment_results import unit_results
 from agent_core.experiments.run_configs import tools_for
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from tests.experiments.helpers import file_store
 
 
