@@ -11,10 +11,10 @@ from agent_core.engine.approval_policy import asks_first
 from agent_core.engine.approvals import approval_key
 from agent_core.engine.run_context import RunContext
 from agent_core.events import ApprovalDecided, ApprovalRequested, Event, OutputFlagged, ToolFinished, ToolStarted
+from agent_core.guards.json_limits import tame
 from agent_core.guards.limits import CancelToken, Deadline, RunStopped
-from agent_core.guards.output_check import check_value
+from agent_core.guards.masking import check_value
 from agent_core.guards.taint import OUTSIDE_READ, Taint, source_of
-from agent_core.guards.value_limits import tame
 from agent_core.tools.runner import CallRequest, CallResult, ToolRunner
 from agent_core.tools.tool import Tool
 

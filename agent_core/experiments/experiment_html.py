@@ -18,7 +18,7 @@ from agent_core.experiments.experiment_html_words import experiment_words
 from agent_core.experiments.experiment_records import ExperimentInfo
 from agent_core.experiments.experiment_results import ConfigSummary, UnitResult
 from agent_core.formatting import format_cost, format_duration, format_timestamp, format_tokens
-from agent_core.guards.output_check import mask_secrets
+from agent_core.guards.masking import mask_secrets
 from agent_core.trace_export.html import CSP, STYLE
 from agent_core.trace_export.html_strings import ReportLang
 

@@ -24,8 +24,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from agent_core.guards.output_check import OutputCheck, default_check
-from agent_core.guards.visible_text import fold as fold  # the matching form; the duplicate key uses it too
+from agent_core.guards.masking import OutputCheck, default_check
+from agent_core.guards.untrusted import fold as fold  # the matching form; the duplicate key uses it too
 from agent_core.longterm.sensitive import find_sensitive
 
 MIN_CHARS = 3

@@ -26,7 +26,7 @@ from openai.types.chat import ChatCompletion
 
 from agent_core.env_settings import env_settings
 from agent_core.guards import json_limits
-from agent_core.guards.output_check import register_secret
+from agent_core.guards.masking import register_secret
 from agent_core.models.chat import Completion, ModelError, ModelOutput, ModelRequest, ToolCall
 from agent_core.models.replies import (
     StreamAccumulator,

@@ -18,7 +18,7 @@ from typing import Any
 from agent_core.engine.call_index import canonical_arguments
 from agent_core.engine.protocols import get_protocol
 from agent_core.events import ModelFinished, ModelSampled, RunStarted, StepStarted, Usage, with_full_messages
-from agent_core.guards.output_check import default_check
+from agent_core.guards.masking import default_check
 from agent_core.models.chat import (
     ChatModel,
     Completion,

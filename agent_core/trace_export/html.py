@@ -18,7 +18,7 @@ from typing import Any
 
 from agent_core.events import Event, Usage
 from agent_core.formatting import clip, format_cost, format_duration, format_tokens, format_usage
-from agent_core.guards.output_check import mask_secrets
+from agent_core.guards.masking import mask_secrets
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.trace_export.html_strings import ReportLang, words
 from agent_core.trace_export.html_svg import waterfall_svg

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from agent_core.formatting import format_duration
-from agent_core.guards.output_check import mask_secrets
+from agent_core.guards.masking import mask_secrets
 from agent_core.views.timeline import Timeline, TimelineRow
 
 WIDTH = 760

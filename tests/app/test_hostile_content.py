@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from agent_core import Agent
-from agent_core.guards.value_limits import MAX_COUNT, MAX_DURATION_MS
+from agent_core.guards.json_limits import MAX_COUNT, MAX_DURATION_MS
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore, import_session
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
