@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from agent_core.process_resources import free_port
+
 SKIP_REASON = "the mcp extra is not installed (pip install -e '.[mcp]'; the dev extra includes it)"
 DEMO = Path(__file__).with_name("demo_server.py")
 
@@ -34,13 +36,6 @@ def reference_server(name: str) -> str:
 def demo_entry(**settings: Any) -> dict[str, Any]:
     """An mcpServers entry that runs the demo server over stdio."""
     return {"command": sys.executable, "args": [str(DEMO)], **settings}
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
