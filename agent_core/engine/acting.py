@@ -158,7 +158,7 @@ def _public(finding: dict[str, Any]) -> dict[str, Any]:
 
 
 def _json_safe(value: Any) -> Any:
-    """Details as plain JSON that can be stored, exported and imported again (see ``value_limits.tame``)."""
+    """Details as plain JSON that can be stored, exported and imported again (see ``json_limits.tame``)."""
     if value is None or isinstance(value, (str, bool)):
         return value
     try:

@@ -71,7 +71,7 @@ class ToolRunner:
             elif prepared[0].inline:
                 started.append(self._inline(*prepared, self._budget(prepared[0], deadline)))
             else:
-                token = CALL_BUDGET.set(self._budget(prepared[0], deadline))  # an isolated call is killed past it
+                token = CALL_BUDGET.set(self._budget(prepared[0], deadline))  # a plugin worker is killed past it
                 try:
                     started.append((prepared[0], _WORKERS.submit(*prepared)))
                 finally:

@@ -5,7 +5,7 @@ the conversation, then per turn its metrics, tool summary, time waterfall (inlin
 expandable ``<details>`` (thought, action, arguments, observation, errors, tokens, latency, cost) and the
 model, protocol and settings used. It loads nothing: no script at all, inline styles only, and a
 Content-Security-Policy that forbids any request. Every text from the log is untrusted (model replies,
-tool outputs, questions, names): secrets are masked (``output_check.mask_secrets``) and it is escaped.
+tool outputs, questions, names): secrets are masked (``masking.mask_secrets``) and it is escaped.
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ def test_hostile_content_never_becomes_an_image_on_any_page(store: SessionStore)
 
 
 def extreme_document() -> str:
-    """A session file at every limit import allows (``value_limits``): it must render everywhere."""
+    """A session file at every limit import allows (``json_limits``): it must render everywhere."""
     from tests.store.test_import_limits import nested, of_type, valid_document
 
     document = json.loads(json.dumps(valid_document()))
