@@ -14,7 +14,7 @@ import asyncio
 import inspect
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
@@ -132,9 +132,13 @@ class Tool:
 def _param_names(args_model: type[BaseModel]) -> tuple[tuple[str, ...], str | None]:
     """The parameters in order and the single one a bare input maps onto: read at every step, so worked out once."""
     fields = args_model.model_fields
-    required = [n for n, f in fields.items() if f.is_required()]
     names = tuple(fields)
-    return names, names[0] if len(names) == 1 else (required[0] if len(required) == 1 else None)
+    return names, bare_input_param(names, [n for n, f in fields.items() if f.is_required()])
+
+
+def bare_input_param(names: Sequence[str], required: Sequence[str]) -> str | None:
+    """The parameter a bare (non-JSON) input maps onto: the only one, or the only required one."""
+    return names[0] if len(names) == 1 else (required[0] if len(required) == 1 else None)
 
 
 def tool(

@@ -38,7 +38,7 @@ from agent_core.tools.mcp.config import (
     ServerStatus,
 )
 from agent_core.tools.mcp.connection import CLOSE_TIMEOUT, GRACE, LoopThread, McpServerError, ServerConnection
-from agent_core.tools.tool import Tool, ToolArgumentsError, ToolError, ToolOutput
+from agent_core.tools.tool import Tool, ToolArgumentsError, ToolError, ToolOutput, bare_input_param
 
 
 class McpServers:
@@ -156,24 +156,13 @@ class McpTool(Tool):
         """The tool's own name on the server."""
         self.parameters = _object_schema(spec.input_schema)
         self.args_model = _stand_in_model(self.parameters)
+        self._names = tuple(self.parameters["properties"])  # top-level argument names, in schema order
+        self._single = bare_input_param(self._names, self.parameters["required"])
         self._validator = _validator(self.parameters)
 
     def __call__(self, **arguments: Any) -> ToolOutput:
         """Call the remote tool directly (validated), e.g. in a notebook."""
         return self.invoke(arguments)
-
-    @property
-    def param_names(self) -> list[str]:
-        """Top-level argument names, in schema order."""
-        return list(self.parameters.get("properties", {}))
-
-    @property
-    def single_param(self) -> str | None:
-        """The parameter a bare (non-JSON) input maps onto: the only one, or the only required one."""
-        names, required = self.param_names, self.parameters.get("required", [])
-        if len(names) == 1:
-            return names[0]
-        return required[0] if len(required) == 1 else None
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """The arguments, if the server's JSON schema accepts them; ToolArgumentsError naming every problem."""
