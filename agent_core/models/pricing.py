@@ -204,17 +204,6 @@ def _as_price(model: str, value: Any) -> Price:
 
 # --- the genai-prices catalogue ------------------------------------------------------------------------------------
 
-CATALOGUE = "genai-prices"
-"""The distribution the prices come from (its snapshot ships with it: no network at lookup time)."""
-
-
-def catalogue_version() -> str:
-    """The installed ``genai-prices`` version, or ``""`` when it is not installed."""
-    try:
-        return str(_genai_prices().__version__)
-    except ImportError:
-        return ""
-
 
 @cache
 def _genai_prices() -> Any:

@@ -69,7 +69,6 @@ from agent_core.process_resources import resources
 from agent_core.tools.runner import CALL_BUDGET
 from agent_core.tools.tool import Tool, ToolError, ToolOutput
 
-MODULES_ENV = "SPARROW_TOOLS"
 ENTRY_POINT_GROUP = "sparrow.tools"
 
 

@@ -26,6 +26,7 @@ from agent_core.tools.network.http import (
     HttpClient,
     HttpError,
     Response,
+    env_timeout,
     known_codec,
     tool_error,
 )
@@ -63,7 +64,7 @@ class Fetcher:
         return cls(
             allow_private=env.sparrow_fetch_allow_private,
             allowed_networks=env.sparrow_fetch_allowed_networks,
-            timeout=env.sparrow_http_timeout or DEFAULT_TIMEOUT,
+            timeout=env_timeout(environ),
             max_bytes=env.sparrow_fetch_max_bytes or DEFAULT_MAX_BYTES,
         )
 

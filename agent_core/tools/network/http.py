@@ -254,8 +254,6 @@ DEFAULT_MAX_BYTES = 2_000_000
 """Largest (decoded) body kept; JSON answers larger than this are an error, pages are cut."""
 MAX_REDIRECTS = 5
 USER_AGENT = "Mozilla/5.0 (compatible; Sparrow-agent/0.1)"
-TIMEOUT_ENV = "SPARROW_HTTP_TIMEOUT"
-"""Environment variable overriding DEFAULT_TIMEOUT for the built-in web tools."""
 
 _REDIRECTS = {301, 302, 303, 307, 308}
 _CHUNK = 64 * 1024

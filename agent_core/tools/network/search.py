@@ -25,6 +25,7 @@ from agent_core.tools.network.http import (
     HttpError,
     HttpStatusError,
     Response,
+    env_timeout,
     tool_error,
 )
 from agent_core.tools.tool import Tool, ToolError, ToolOutput
@@ -151,7 +152,7 @@ def provider_from_env(environ: Mapping[str, str] | None = None) -> SearchProvide
         name = "tavily" if env.tavily_api_key else "brave" if env.brave_api_key else "duckduckgo"
     if name not in PROVIDERS:
         raise SearchError(f"{PROVIDER_ENV}={name!r} is not a known provider; use one of: {', '.join(PROVIDERS)}")
-    return PROVIDERS[name](env, env.sparrow_http_timeout or DEFAULT_TIMEOUT)
+    return PROVIDERS[name](env, env_timeout(environ))
 
 
 # --- helpers -------------------------------------------------------------------------------------------------------
