@@ -70,6 +70,10 @@ from agent_core.tools.runner import CALL_BUDGET
 from agent_core.tools.tool import Tool, ToolError, ToolOutput
 
 ENTRY_POINT_GROUP = "sparrow.tools"
+GRACE_S = 0.5
+"""Beyond the budget, how long a worker may take to answer before it is killed (the runner has moved on)."""
+Loader = tuple[str, ...]
+"""How a worker finds the plugin: ``("module", spec)`` or ``("entry_point", group, name)``."""
 
 
 class PluginError(Exception):
@@ -85,8 +89,8 @@ class LoadedTools:
     """Tool name -> its source, e.g. "module mypkg.tools" or "entry point mytools (mypkg 1.0)"."""
     errors: tuple[str, ...] = ()
     """One sentence per source that failed; those sources contributed no tools."""
-    loaders: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    """Tool name -> how another process loads it again: ``("module", spec)`` or ``("entry_point", group, name)``."""
+    loaders: Mapping[str, Loader] = field(default_factory=dict)
+    """Tool name -> how a worker process loads it again."""
 
     def raise_errors(self) -> None:
         """Raise PluginError listing every problem, if there was any."""
@@ -235,7 +239,7 @@ class _Registry:
         self.tools: list[Tool] = []
         self.origins: dict[str, str] = {}
         self.errors: list[str] = []
-        self.loaders: dict[str, tuple[str, ...]] = {}
+        self.loaders: dict[str, Loader] = {}
 
     def add_all(self, tools: list[Tool], origin: str) -> None:
         fresh: list[Tool] = []
@@ -254,10 +258,7 @@ class _Registry:
             self.origins[tool.name] = origin
 
 
-GRACE_S = 0.5
-"""Beyond the budget, how long a worker may take to answer before it is killed (the runner has moved on)."""
-Loader = tuple[str, ...]
-"""How a worker finds the plugin: ``("module", spec)`` or ``("entry_point", group, name)``."""
+# --- running them in worker processes ------------------------------------------------------------------------------
 
 
 def isolation_on(environ: Mapping[str, str] | None = None) -> bool:

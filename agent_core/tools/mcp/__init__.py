@@ -39,8 +39,8 @@ MISSING_SDK = "the mcp package is not installed (pip install 'sparrow-agent[mcp]
 def _with_sdk() -> ModuleType | None:
     """``agent_core.tools.mcp.tools`` (the half that needs the SDK), imported on first use; None without the SDK.
 
-    The one deferred import in agent_core (tests/core/test_layout.py names it): the SDK and its dependencies
-    take about 0.8 s to import, which every command and app start would pay without a server configured.
+    A deferred import (tests/core/test_layout.py lists them): the SDK and its dependencies take about 0.8 s to
+    import, which every command and app start would pay without a server configured.
     """
     try:
         return importlib.import_module("agent_core.tools.mcp.tools")

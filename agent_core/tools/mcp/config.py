@@ -206,6 +206,8 @@ def _expand(value: str, server: str, environ: Mapping[str, str]) -> str:
     return _VARIABLE.sub(lookup, value)
 
 
+# --- how each server stands ----------------------------------------------------------------------------------------
+
 NOT_STARTED, STARTING, RUNNING, FAILED, STOPPED, DISABLED, UNAVAILABLE = (
     "not started",
     "starting",

@@ -31,6 +31,8 @@ from agent_core.env_settings import env_settings
 from agent_core.guards import json_limits
 from agent_core.tools.tool import ToolError
 
+# --- failures, each a plain sentence -------------------------------------------------------------------------------
+
 
 class HttpError(Exception):
     """A request failed before a usable answer arrived; the message says why in plain words."""
@@ -82,6 +84,8 @@ def os_reason(exc: BaseException) -> str:
         return exc.strerror[0].lower() + exc.strerror[1:]
     return str(exc) or type(exc).__name__
 
+
+# --- where a request may connect (the SSRF guard) and name resolution that cannot hang -----------------------------
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -195,6 +199,8 @@ def ip_literal(host: str) -> str | None:
     return None
 
 
+# --- request URLs: http(s) only, no credentials, IDNA host names, quoted paths -------------------------------------
+
 _SAFE_PATH = "/%:@!$&'()*+,;=-._~"
 _SAFE_QUERY = _SAFE_PATH + "?"
 
@@ -247,6 +253,8 @@ def with_params(url: str, params: Mapping[str, Any] | None) -> str:
     query = urlencode({k: v for k, v in params.items() if v is not None}, doseq=True)
     return f"{url}{'&' if urlsplit(url).query else '?'}{query}"
 
+
+# --- the client ----------------------------------------------------------------------------------------------------
 
 DEFAULT_TIMEOUT = 10.0
 """Seconds for one whole request (lookup, connect, redirects, body) unless a tool says otherwise."""
