@@ -15,7 +15,7 @@ from sqlmodel import SQLModel
 
 from agent_core.cli import main
 from agent_core.events import RunFinished
-from agent_core.experiments import experiment_tables  # noqa: F401  (the models hold these tables too)
+from agent_core.experiments import tables  # noqa: F401  (the models hold these tables too)
 from agent_core.longterm import MemoryStore
 from agent_core.store import SchemaVersionError, SessionStore
 from agent_core.store.database import schema_state, upgrade_database
