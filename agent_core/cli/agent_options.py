@@ -17,8 +17,8 @@ from agent_core.engine.agent import Agent, AgentSettings
 from agent_core.engine.approvals import Approvals, app_defaults
 from agent_core.engine.run_context import settings_problem
 from agent_core.env_settings import env_settings
+from agent_core.models.chat import ModelError
 from agent_core.models.local_llama import local_chat_model
-from agent_core.models.model_errors import ModelError
 from agent_core.runtime.catalog import tool_catalog
 from agent_core.runtime.sessions import protocol_from_config
 from agent_core.store import SessionConfig

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 from agent_core.engine.state import RunState
 from agent_core.formatting import clip
-from agent_core.models.chat_model import ChatModel, Message, ModelRequest, complete
-from agent_core.models.tokens import estimate_tokens
+from agent_core.models.chat import ChatModel, Message, ModelRequest, complete, estimate_tokens
 
 
 @dataclass(frozen=True)

@@ -42,13 +42,11 @@ from agent_core.events import (
     Usage,
     plain,
 )
+from agent_core.guards.json_limits import tame
 from agent_core.guards.limits import CancelToken, Deadline, RunStopped
-from agent_core.guards.output_check import check_value
-from agent_core.guards.value_limits import tame
-from agent_core.models.chat_model import Completion, Message, ModelRequest
+from agent_core.guards.masking import check_value
+from agent_core.models.chat import Completion, Message, ModelError, ModelRequest, estimate_messages, estimate_tokens
 from agent_core.models.endpoints import recorded_endpoint
-from agent_core.models.model_errors import ModelError
-from agent_core.models.tokens import estimate_messages, estimate_tokens
 from agent_core.tools.retrieval import select_tools
 from agent_core.tools.runner import CallRequest, CallResult, ToolRunner
 from agent_core.tools.tool import Tool

@@ -45,9 +45,8 @@ from agent_core.events import (
     Usage,
 )
 from agent_core.formatting import clip, plural
-from agent_core.models.chat_model import Message
+from agent_core.models.chat import Message, estimate_messages
 from agent_core.models.pricing import PriceTable
-from agent_core.models.tokens import estimate_messages
 from agent_core.tools.runner import CallRequest
 from agent_core.tools.tool import Tool, ToolSet
 

@@ -8,7 +8,7 @@ A memory is a fact ("The user prefers metric units"), never an instruction to th
   "from now on you must", "new instructions", "system prompt", "act as", "always answer…", role markers such as
   ``system:``, chat-template tokens such as ``<|im_start|>``, ReAct labels such as ``Observation:``, and the same in
   Chinese (忽略之前的指令, 你现在是, 系统提示…);
-- ``secret``: it holds a credential that ``output_check.default_check`` recognises (API keys, tokens, passwords), or
+- ``secret``: it holds a credential that ``masking.default_check`` recognises (API keys, tokens, passwords), or
   credentials and payment data written in words ("the admin password is hunter2", a card number, an IBAN; see
   ``agent_core.longterm.sensitive``).
 
@@ -24,8 +24,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from agent_core.guards.output_check import OutputCheck, default_check
-from agent_core.guards.visible_text import fold as fold  # the matching form; the duplicate key uses it too
+from agent_core.guards.masking import OutputCheck, default_check
+from agent_core.guards.untrusted import fold as fold  # the matching form; the duplicate key uses it too
 from agent_core.longterm.sensitive import find_sensitive
 
 MIN_CHARS = 3

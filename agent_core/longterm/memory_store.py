@@ -26,7 +26,7 @@ from typing import Any
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
-from agent_core.guards.visible_text import visible
+from agent_core.guards.untrusted import visible
 from agent_core.longterm.memory_guard import MemoryRefused, check_memory
 from agent_core.longterm.memory_record import (  # re-exported: the store's callers import them from here
     DEFAULT_SCOPE as DEFAULT_SCOPE,

@@ -28,7 +28,7 @@ from agent_core.engine.conversation import finished_turns
 from agent_core.engine.protocols import PROTOCOLS
 from agent_core.events import Event, RunFinished, RunStarted
 from agent_core.guards.limits import CancelToken
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.runtime import EXAMPLE_KEY
 from agent_core.store import SessionInfo, SessionStore
 from agent_core.store.event_codec import decode

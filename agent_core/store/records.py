@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from pydantic import ConfigDict, Field
 from sqlmodel import SQLModel
 
-from agent_core.guards.visible_text import visible
+from agent_core.guards.untrusted import visible
 from agent_core.store.session_config import SessionConfig
 from agent_core.store.tables import (
     Configured,

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_core.events import EventFormatError, event_from_dict
 from agent_core.formatting import clip
-from agent_core.guards.value_limits import ValueRefused, check_values
+from agent_core.guards.json_limits import ValueRefused, check_values
 from agent_core.store.event_codec import encode, gc_paused
 from agent_core.store.records import SessionDump, SessionInfo, SnapshotInfo, StoredEvent, fields_of
 from agent_core.store.session_store import SessionStore

@@ -1,6 +1,6 @@
 """Text a database can store: PostgreSQL refuses U+0000 in text, so every value bound for it is checked first.
 
-Events travel as JSON (which writes a NUL as ``\\u0000``) and titles are made visible (``visible_text``), so a NUL
+Events travel as JSON (which writes a NUL as ``\\u0000``) and titles are made visible (``untrusted.visible``), so a NUL
 reaches a text column only through a path that forgot; this check names it in one sentence instead of the
 driver's traceback, and nothing is written.
 """

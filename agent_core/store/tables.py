@@ -17,7 +17,7 @@ from pydantic import AfterValidator, AllowInfNan, StringConstraints
 from sqlalchemy import JSON, Dialect, Table, Text, TypeDecorator
 from sqlmodel import Field, Index, SQLModel, UniqueConstraint
 
-from agent_core.guards.value_limits import MAX_TIME
+from agent_core.guards.json_limits import MAX_TIME
 from agent_core.store.actors import OWNER_MAX_CHARS
 from agent_core.store.session_config import SessionConfig
 from agent_core.store.titles import TITLE_MAX_CHARS, clean_title

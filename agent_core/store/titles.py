@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from agent_core.guards.visible_text import visible
+from agent_core.guards.untrusted import visible
 
 UNTITLED = "New session"
 """Shown for a session that has no question yet."""

@@ -11,7 +11,7 @@ from agent_core.engine.agent import Agent
 from agent_core.engine.protocols import get_protocol
 from agent_core.engine.state import RecordedResults, RunState
 from agent_core.events import ApprovalDecided, Event, ModelFinished, RunFinished, RunForked, ToolFinished, ToolStarted
-from agent_core.models.chat_model import Completion
+from agent_core.models.chat import Completion
 from agent_core.models.openai_compat import OpenAIChatModel
 from agent_core.runtime.fork import StepEdit, decision_text, fork_run
 from agent_core.runtime.sessions import run_in_session

@@ -7,7 +7,7 @@ import re
 from agent_core import Agent, ConversationMemory
 from agent_core.engine.conversation import Turn, digest_summary, finished_turns
 from agent_core.events import ModelFinished, RunFinished, with_full_messages
-from agent_core.models.chat_model import Message, ModelRequest
+from agent_core.models.chat import Message, ModelRequest
 from agent_core.testing import FunctionModel, ScriptedModel
 from agent_core.views.transcript import Transcript
 from tests.core.helpers import answer, react

@@ -19,7 +19,7 @@ from agent_core.engine.loop import RunLoop
 from agent_core.engine.state import ContextWindow, Request, RunState, StepState
 from agent_core.events import EventBase, FinalAnswer, ModelFinished, RunFinished, RunResumed, StepStarted
 from agent_core.guards.limits import CancelToken
-from agent_core.models.chat_model import ModelRequest
+from agent_core.models.chat import ModelRequest
 from agent_core.testing import Reply, ScriptedModel
 from agent_core.tools import Tool, ToolOutput, calculator
 from tests.core.helpers import answer, react

@@ -23,7 +23,7 @@ from typing import Any
 
 from agent_core.engine.protocols.protocol import Decision, Narrowing, PromptedProtocol, one_call
 from agent_core.guards import json_limits
-from agent_core.models.chat_model import Completion, Message
+from agent_core.models.chat import Completion, Message
 from agent_core.tools.tool import Tool, ToolSet
 
 _FORMAT = """Reply with exactly one JSON object and nothing else, in one of these two shapes.
