@@ -16,12 +16,13 @@ import time
 from collections.abc import Callable, Sequence
 
 from agent_core import Agent
+from agent_core.engine.state import RunState
 from agent_core.events import Event
 from agent_core.testing import ScriptedModel
 from agent_core.tools import builtin_tools
 from agent_core.views.metrics import turn_metrics
 from agent_core.views.timeline import turn_timeline
-from agent_core.views.transcript import Transcript, TurnView
+from agent_core.views.transcript import Transcript
 
 TARGET_STEPS, TARGET_MS = 1000, 300.0
 
@@ -63,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         events = run_of(steps)
         fold = best_ms(lambda ev=events: Transcript.from_events(ev), args.repeat)
         turn = Transcript.from_events(events).run()
-        assert isinstance(turn, TurnView)
+        assert isinstance(turn, RunState)
         timeline = best_ms(lambda t=turn: turn_timeline(t), args.repeat)
         metrics = best_ms(lambda t=turn: turn_metrics(t), args.repeat)
         total = fold + timeline + metrics

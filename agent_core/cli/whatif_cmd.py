@@ -17,6 +17,7 @@ from agent_core.cli.common import (
     store_errors,
 )
 from agent_core.cli.terminal import report, with_sigint
+from agent_core.engine.state import RunState
 from agent_core.events import Event, RunFinished
 from agent_core.guards.limits import CancelToken
 from agent_core.longterm.memory_store import MemoryStore
@@ -27,7 +28,6 @@ from agent_core.store import SessionStore
 from agent_core.views.compare import Comparison, compare_turns
 from agent_core.views.metrics import turn_metrics
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import TurnView
 
 
 def cmd_fork(args: argparse.Namespace) -> int:
@@ -120,7 +120,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def diff_sides(store: SessionStore, a: str, b: str) -> tuple[TurnView, TurnView]:
+def diff_sides(store: SessionStore, a: str, b: str) -> tuple[RunState, RunState]:
     """The two runs named: ``SESSION:RUN``, or a session's last run; a fork's original run when A is its source."""
     right = _turn(store, *b.partition(":")[::2])
     session_a, _, run_a = a.partition(":")
@@ -129,7 +129,7 @@ def diff_sides(store: SessionStore, a: str, b: str) -> tuple[TurnView, TurnView]
     return _turn(store, session_a, run_a), right
 
 
-def _turn(store: SessionStore, session_id: str, run_id: str) -> TurnView:
+def _turn(store: SessionStore, session_id: str, run_id: str) -> RunState:
     transcript = Transcript.from_events(store.log.events(session_id))
     turn = transcript.turn(run_id) if run_id else (transcript.turns[-1] if transcript.turns else None)
     if turn is None:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
+from agent_core.engine.state import CallState, RunState, StepState
 from agent_core.events import Event, Usage
 from agent_core.formatting import clip, format_cost, format_duration, format_tokens, format_usage
 from agent_core.guards.masking import mask_secrets
@@ -24,7 +25,6 @@ from agent_core.views import LANGS, ReportLang
 from agent_core.views.metrics import RunMetrics, SessionMetrics, ToolStats, runs_metrics
 from agent_core.views.timeline import Timeline, TimelineRow, turn_timeline
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import ActionView, StepView, TurnView
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 """Nothing may be fetched: no script, no font, no image but inline data, no connection."""
@@ -103,7 +103,7 @@ def _rich(value: str) -> str:
     return _BOLD.sub(r"<strong>\1</strong>", safe_text(value))
 
 
-def _conversation(runs: list[TurnView], w: dict[str, str]) -> str:
+def _conversation(runs: list[RunState], w: dict[str, str]) -> str:
     items = [f"<h2>{safe_text(w['conversation'])}</h2>"]
     for number, run in enumerate(runs, start=1):
         items.append(f'<p class="label"><a href="#turn-{number}">{safe_text(w["turn"].format(n=number))}</a></p>')
@@ -112,7 +112,7 @@ def _conversation(runs: list[TurnView], w: dict[str, str]) -> str:
     return "\n".join(items)
 
 
-def _answer(run: TurnView, w: dict[str, str]) -> str:
+def _answer(run: RunState, w: dict[str, str]) -> str:
     if run.answer is not None:
         return f'<div class="bubble a" data-answer>{_rich(run.answer)}</div>'
     status = run.status or w["unfinished"]
@@ -154,7 +154,7 @@ def _session_totals(session: SessionMetrics, w: dict[str, str]) -> str:
     return f"<h2>{safe_text(w['session'])}</h2><div data-session>{_cells(_figures(session, w))}</div>"
 
 
-def _turn(number: int, run: TurnView, m: RunMetrics, w: dict[str, str], started_by: str | None) -> str:
+def _turn(number: int, run: RunState, m: RunMetrics, w: dict[str, str], started_by: str | None) -> str:
     heading = (
         w["turn"].format(n=number) + ": " + (clip(run.question, 80, one_line=True) if run.question else run.run_id)
     )
@@ -194,7 +194,7 @@ def _tool_table(tools: tuple[ToolStats, ...], w: dict[str, str]) -> str:
     return f'<h3>{safe_text(w["tool_summary"])}</h3><table class="tools"><tr>{head}</tr>{rows}</table>'
 
 
-def _step(step: StepView, prices: PriceTable, w: dict[str, str]) -> str:
+def _step(step: StepState, prices: PriceTable, w: dict[str, str]) -> str:
     body = [_field(w["reasoning"], step.reasoning), _field(w["thought"], step.thought)]
     if not step.model_calls:
         body.append(f"<p class=mute>{safe_text(w['no_reply'])}</p>")
@@ -217,7 +217,7 @@ def _step(step: StepView, prices: PriceTable, w: dict[str, str]) -> str:
     )
 
 
-def _step_summary(step: StepView, w: dict[str, str]) -> str:
+def _step_summary(step: StepState, w: dict[str, str]) -> str:
     what = ", ".join(a.tool for a in step.tool_calls) or (w["final"] if step.final_answer is not None else "")
     usage = step.usage
     parts = [w["step"].format(n=step.number), what]
@@ -226,7 +226,7 @@ def _step_summary(step: StepView, w: dict[str, str]) -> str:
     return safe_text(" · ".join(p for p in parts if p)) + badge
 
 
-def _step_figures(step: StepView, prices: PriceTable, w: dict[str, str]) -> str:
+def _step_figures(step: StepState, prices: PriceTable, w: dict[str, str]) -> str:
     u, cost = step.usage, format_cost(step.cost(prices), estimated=step.usage.estimated)
     return (
         f"{w['tokens']}: {_tokens(u, w)} · {w['latency']}: {format_duration(step.latency_ms)} · "
@@ -234,7 +234,7 @@ def _step_figures(step: StepView, prices: PriceTable, w: dict[str, str]) -> str:
     )
 
 
-def _call(call: ActionView, w: dict[str, str]) -> str:
+def _call(call: CallState, w: dict[str, str]) -> str:
     arguments = json.dumps(call.arguments, ensure_ascii=False, indent=2) if call.arguments else "{}"
     parts = [
         f'<p class="label">{safe_text(w["action"])}: <code>{safe_text(call.tool)}</code></p>',
@@ -260,7 +260,7 @@ def _field(label: str, text: str, *, error: bool = False) -> str:
     return f"<p{css}>{safe_text(label)}</p><pre>{safe_text(text)}</pre>"
 
 
-def _setup(run: TurnView, w: dict[str, str]) -> str:
+def _setup(run: RunState, w: dict[str, str]) -> str:
     started = run.run_started
     rows = [("model", w["model"], run.model or "?"), ("protocol", w["protocol"], run.protocol or "?")]
     if started is not None:

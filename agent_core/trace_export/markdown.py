@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agent_core.engine.state import RunState, StepState
 from agent_core.events import Event, RunFinished, ToolFinished, ToolStarted, Usage
 from agent_core.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
@@ -22,7 +23,6 @@ from agent_core.views.metrics import (
     tool_summary,
 )
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import StepView, TurnView
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def _overview(session: SessionMetrics) -> str:
     return "\n".join(rows)
 
 
-def _run_section(number: int, run: TurnView, metrics: RunMetrics, limits: ReportLimits) -> str:
+def _run_section(number: int, run: RunState, metrics: RunMetrics, limits: ReportLimits) -> str:
     heading = _clip(metrics.question.splitlines()[0], 80) if metrics.question else metrics.run_id
     parts = [f"## Turn {number}: {_inline(heading)}"]
     if metrics.question:
@@ -91,7 +91,7 @@ def _run_section(number: int, run: TurnView, metrics: RunMetrics, limits: Report
     return "\n\n".join(parts)
 
 
-def _step_section(step: StepView, limits: ReportLimits) -> str:
+def _step_section(step: StepState, limits: ReportLimits) -> str:
     lines = [f"### Step {step.number}"]
     m = step.call
     if m is None:

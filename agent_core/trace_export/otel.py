@@ -20,12 +20,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent_core.engine.state import CallState, RunState
 from agent_core.events import Event, ModelFinished, ToolFinished, ToolStarted, Usage, with_full_messages
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.views.metrics import turn_metrics
 from agent_core.views.timeline import TimedCall, timed_call, turn_calls
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import ActionView, TurnView
 
 AGENT_NAME = "sparrow"
 """``gen_ai.agent.name`` of the run spans."""
@@ -104,12 +104,12 @@ def build_spans(
     return spans
 
 
-def run_span(turn: TurnView, **options: Any) -> SpanData:
+def run_span(turn: RunState, **options: Any) -> SpanData:
     """The run span of one folded run, exactly as :func:`build_spans` makes it (same options)."""
     return _run_spans(turn, _Context(turn, **options))[0]
 
 
-def call_span(turn: TurnView, index: int, **options: Any) -> SpanData:
+def call_span(turn: RunState, index: int, **options: Any) -> SpanData:
     """The span of the run's ``index``-th call (in start order), exactly as :func:`build_spans` makes it."""
     return _call_span(timed_call(turn.calls[index]), index, _Context(turn, **options))
 
@@ -119,7 +119,7 @@ class _Context:
 
     def __init__(
         self,
-        run: TurnView,
+        run: RunState,
         *,
         session_id: str | None = None,
         provider: str | None = None,
@@ -152,7 +152,7 @@ class _Context:
         return {"model": self.model} | ({"temperature": temperature} if temperature is not None else {})
 
 
-def _run_spans(run: TurnView, ctx: _Context) -> list[SpanData]:
+def _run_spans(run: RunState, ctx: _Context) -> list[SpanData]:
     calls = turn_calls(run)
     children = [_call_span(call, index, ctx) for index, call in enumerate(calls)]
     start = min([_ns(run.first_ts), *(c.start_ns for c in children)])
@@ -160,7 +160,7 @@ def _run_spans(run: TurnView, ctx: _Context) -> list[SpanData]:
     return [_agent_span(run, ctx, start, end), *children]
 
 
-def _agent_span(run: TurnView, ctx: _Context, start_ns: int, end_ns: int) -> SpanData:
+def _agent_span(run: RunState, ctx: _Context, start_ns: int, end_ns: int) -> SpanData:
     metrics = turn_metrics(run, prices=ctx.prices)
     finished = run.run_finished
     attributes: Attributes = {
@@ -278,7 +278,7 @@ def _common(ctx: _Context, operation: str, model: str | None = None) -> Attribut
     }
 
 
-def _run_content(run: TurnView, ctx: _Context) -> dict[str, AttributeValue]:
+def _run_content(run: RunState, ctx: _Context) -> dict[str, AttributeValue]:
     content: dict[str, AttributeValue] = {}
     if ctx.started is not None:
         content["gen_ai.input.messages"] = _json([_text_message("user", ctx.started.question)])
@@ -377,7 +377,7 @@ def _ns(seconds: float) -> int:
     return round(seconds * 1e9)
 
 
-def repeat_attributes(turn: TurnView, step: int, call_id: str) -> dict[str, int | bool]:
+def repeat_attributes(turn: RunState, step: int, call_id: str) -> dict[str, int | bool]:
     """OpenTelemetry attributes of a tool call that repeated an earlier one (none for other calls)."""
     action = turn.latest_calls.get((step, call_id))
     repeated = action.repeated if action is not None else None
@@ -386,9 +386,9 @@ def repeat_attributes(turn: TurnView, step: int, call_id: str) -> dict[str, int 
     return {"sparrow.tool.repeat_of_step": repeated.first_step, "sparrow.tool.not_run": not repeated.ran}
 
 
-def run_repeat_attributes(turn: TurnView) -> dict[str, int]:
+def run_repeat_attributes(turn: RunState) -> dict[str, int]:
     """OpenTelemetry attributes of a run with repeated calls: how many, and after how many the answer was asked."""
-    repeats = [a.repeated for a in turn.calls if isinstance(a, ActionView) and a.repeated is not None]
+    repeats = [a.repeated for a in turn.calls if isinstance(a, CallState) and a.repeated is not None]
     asked = [s.answer_requested.repeats for s in turn.steps if s.answer_requested is not None]
     out = {"sparrow.run.repeats": len(repeats)} if repeats else {}
     return out | ({"sparrow.run.answer_requested_after": asked[0]} if asked else {})

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
+from agent_core.engine.state import CallState
 from agent_core.env_settings import env_settings
 from agent_core.events import Event, ModelFinished, RunFinished, full_messages
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable, env_prices_or_catalogue
@@ -36,7 +37,6 @@ from agent_core.trace_export.otlp import (
     scope,
 )
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import ActionView
 
 log = logging.getLogger("agent_core.trace_export.sending")
 
@@ -206,7 +206,7 @@ class _Progress:
     """Calls started and not finished yet, by index."""
 
 
-def _finished(call: ModelFinished | ActionView) -> bool:
+def _finished(call: ModelFinished | CallState) -> bool:
     return isinstance(call, ModelFinished) or call.finished is not None
 
 

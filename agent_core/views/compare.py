@@ -3,7 +3,7 @@ are aligned on what they did (the tools they called, or the answer they gave) wi
 an extra step on one side shows as a gap rather than shifting every later pair. Each pair is ``same``, ``changed``,
 ``added`` or ``removed``, judged on every field as text (thought, action, arguments, observation, answer, error):
 ``81`` against ``refused`` is a changed answer even though both steps answered, and texts are diffed word by word
-so a view can mark what changed. Works on any two folded turns (``TurnView``), from one session or two, live or
+so a view can mark what changed. Works on any two folded turns (``RunState``), from one session or two, live or
 imported: a fork against its original, a rerun.
 """
 
@@ -14,11 +14,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_core.engine.state import canonical_arguments
+from agent_core.engine.state import CallState, RunState, StepState, canonical_arguments
 from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.views.metrics import RunMetrics
-from agent_core.views.turns import ActionView, StepView, TurnView
 
 FIELDS: tuple[str, ...] = ("thought", "action", "arguments", "observation", "answer", "error")
 """The fields of a step compared, in the order they are shown."""
@@ -54,7 +53,7 @@ class FieldDiff:
         return out
 
 
-def step_fields(step: StepView | None) -> dict[str, str]:
+def step_fields(step: StepState | None) -> dict[str, str]:
     """The compared fields of a step as text (all empty for a missing step)."""
     if step is None:
         return dict.fromkeys(FIELDS, "")
@@ -70,7 +69,7 @@ def step_fields(step: StepView | None) -> dict[str, str]:
     }
 
 
-def field_diffs(left: StepView | None, right: StepView | None) -> tuple[FieldDiff, ...]:
+def field_diffs(left: StepState | None, right: StepState | None) -> tuple[FieldDiff, ...]:
     """Every field of the two steps, side by side."""
     a, b = step_fields(left), step_fields(right)
     return tuple(FieldDiff(name, a[name], b[name]) for name in FIELDS)
@@ -80,8 +79,8 @@ def field_diffs(left: StepView | None, right: StepView | None) -> tuple[FieldDif
 class CallDiff:
     """Two tool calls at the same place in aligned steps (either may be missing)."""
 
-    left: ActionView | None
-    right: ActionView | None
+    left: CallState | None
+    right: CallState | None
     changed_arguments: tuple[str, ...] = ()
     """Argument names whose values differ (present on one side only included)."""
 
@@ -97,8 +96,8 @@ class CallDiff:
 class StepPair:
     """A step of each turn aligned together; None on the side that has no such step."""
 
-    left: StepView | None
-    right: StepView | None
+    left: StepState | None
+    right: StepState | None
     calls: tuple[CallDiff, ...] = ()
     fields: tuple[FieldDiff, ...] = ()
     """Thought, action, arguments, observation, answer and error of both sides, as text."""
@@ -146,8 +145,8 @@ class MetricRow:
 class Comparison:
     """Everything the Compare view shows about two turns."""
 
-    left: TurnView
-    right: TurnView
+    left: RunState
+    right: RunState
     steps: tuple[StepPair, ...]
     metrics: tuple[MetricRow, ...] = field(default_factory=tuple)
     prices: PriceTable = DEFAULT_TABLE
@@ -171,7 +170,7 @@ class Comparison:
         return " · ".join(parts) if parts else "same steps, tokens, cost and time"
 
 
-def step_signature(step: StepView) -> tuple[str, ...]:
+def step_signature(step: StepState) -> tuple[str, ...]:
     """What a step did, for alignment: the tools it called in order, ``answer``, or ``error``."""
     if step.actions:
         return tuple(a.tool for a in step.actions)
@@ -180,7 +179,7 @@ def step_signature(step: StepView) -> tuple[str, ...]:
     return ("error",) if step.has_error else ("nothing",)
 
 
-def align_steps(left: TurnView, right: TurnView) -> tuple[StepPair, ...]:
+def align_steps(left: RunState, right: RunState) -> tuple[StepPair, ...]:
     """The steps of both turns in order, paired where they did the same kind of thing."""
     a, b = left.numbered_steps, right.numbered_steps
     fixed = _fixed(left, right, a, b)
@@ -200,7 +199,7 @@ def align_steps(left: TurnView, right: TurnView) -> tuple[StepPair, ...]:
     return tuple(pairs)
 
 
-def _fixed(left: TurnView, right: TurnView, a: list[StepView], b: list[StepView]) -> int:
+def _fixed(left: RunState, right: RunState, a: list[StepState], b: list[StepState]) -> int:
     """How many leading steps pair by position: up to a fork's step if one side forks the other, else the same ones."""
     for fork, source in ((right, left), (left, right)):
         if fork.forked is not None and fork.forked.from_run == source.run_id:
@@ -211,21 +210,21 @@ def _fixed(left: TurnView, right: TurnView, a: list[StepView], b: list[StepView]
     return same
 
 
-def _pair(left: StepView, right: StepView) -> StepPair:
+def _pair(left: StepState, right: StepState) -> StepPair:
     count = max(len(left.actions), len(right.actions))
     calls = tuple(_call_diff(_at(left.actions, i), _at(right.actions, i)) for i in range(count))
     return StepPair(left, right, calls, field_diffs(left, right))
 
 
-def _alone(left: StepView | None, right: StepView | None) -> StepPair:
+def _alone(left: StepState | None, right: StepState | None) -> StepPair:
     return StepPair(left, right, (), field_diffs(left, right))
 
 
-def _at(actions: list[ActionView], index: int) -> ActionView | None:
+def _at(actions: list[CallState], index: int) -> CallState | None:
     return actions[index] if index < len(actions) else None
 
 
-def _call_diff(left: ActionView | None, right: ActionView | None) -> CallDiff:
+def _call_diff(left: CallState | None, right: CallState | None) -> CallDiff:
     if left is None or right is None:
         return CallDiff(left, right)
     a, b = left.arguments, right.arguments
@@ -235,7 +234,7 @@ def _call_diff(left: ActionView | None, right: ActionView | None) -> CallDiff:
 
 
 def metric_rows(
-    left: RunMetrics, right: RunMetrics, left_turn: TurnView, right_turn: TurnView
+    left: RunMetrics, right: RunMetrics, left_turn: RunState, right_turn: RunState
 ) -> tuple[MetricRow, ...]:
     """Model, protocol, status, steps, tool calls, tool errors, tokens, cost and duration of both runs."""
     lu, ru = left.usage, right.usage
@@ -280,7 +279,7 @@ def _delta(difference: float, show: Any = str) -> str:
     return ("+" if difference > 0 else "-") + show(abs(difference))
 
 
-def compare_turns(left: TurnView, right: TurnView, left_metrics: RunMetrics, right_metrics: RunMetrics) -> Comparison:
+def compare_turns(left: RunState, right: RunState, left_metrics: RunMetrics, right_metrics: RunMetrics) -> Comparison:
     """The comparison of two folded turns with their metrics."""
     return Comparison(
         left,

@@ -1,7 +1,7 @@
 """Metrics of runs (turns) and sessions, summed over the folded transcript's steps, and the one-line texts people read
 under an answer or in a trace (metrics, tool summary, a repeated call, an answer requested): pure functions, no I/O.
 A step's own figures (tokens, latency, ttft, tools, tool errors and time, errors, cost) are properties of
-:class:`~agent_core.views.turns.StepView`, the one record of a step; a run's are the sums of its steps'. Everything
+:class:`~agent_core.engine.state.StepState`, the one record of a step; a run's are the sums of its steps'. Everything
 is derived from the event log (through :class:`~agent_core.views.transcript.Transcript`, the one fold of events into
 turns, steps and calls), so a live run, a reloaded session and an imported file give the same figures. Costs come
 from a :class:`~agent_core.models.pricing.PriceTable`; a model without a price gives ``cost=None`` (shown as "—"),
@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from agent_core.engine.state import RunState
 from agent_core.events import AnswerRequested, CallRepeated, Event, ModelFinished, ToolFinished, Usage
 from agent_core.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import TurnView
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +85,7 @@ class _RunHead:
 
 @dataclass(frozen=True)
 class RunMetrics(_Totals, _RunHead):
-    """One run: a question, its steps and its outcome (the steps' own figures: ``TurnView.numbered_steps``)."""
+    """One run: a question, its steps and its outcome (the steps' own figures: ``RunState.numbered_steps``)."""
 
     prices: PriceTable
     """The table the run is priced with, at its endpoint (a step's cost: ``step.cost(metrics.prices)``)."""
@@ -118,7 +118,7 @@ def session_metrics(events: Iterable[Event], *, prices: PriceTable = DEFAULT_TAB
 
 
 def runs_metrics(
-    turns: Sequence[TurnView], *, prices: PriceTable = DEFAULT_TABLE, per_run: Mapping[str, RunMetrics] | None = None
+    turns: Sequence[RunState], *, prices: PriceTable = DEFAULT_TABLE, per_run: Mapping[str, RunMetrics] | None = None
 ) -> SessionMetrics:
     """Metrics of folded runs (a session's ``Transcript.runs``) and their totals.
 
@@ -144,7 +144,7 @@ def runs_metrics(
     )
 
 
-def turn_metrics(turn: TurnView, *, prices: PriceTable = DEFAULT_TABLE) -> RunMetrics:
+def turn_metrics(turn: RunState, *, prices: PriceTable = DEFAULT_TABLE) -> RunMetrics:
     """Metrics of one folded run, summed over its steps, priced at the endpoint it recorded (``PriceTable.for_run``)."""
     prices = prices.for_run(turn.run_started)
     steps = turn.numbered_steps
@@ -172,12 +172,12 @@ def turn_metrics(turn: TurnView, *, prices: PriceTable = DEFAULT_TABLE) -> RunMe
     )
 
 
-def _ttfts(turn: TurnView) -> list[float]:
+def _ttfts(turn: RunState) -> list[float]:
     """Times to first token of the run's streamed model calls."""
     return [m.ttft_ms for m in turn.calls if isinstance(m, ModelFinished) and m.ttft_ms is not None]
 
 
-def _tool_results(turn: TurnView) -> Iterator[ToolFinished]:
+def _tool_results(turn: RunState) -> Iterator[ToolFinished]:
     """The ends of a run's tool calls that ran."""
     return (done for step in turn.steps for done in step.tool_results)
 

@@ -4,7 +4,7 @@ work between calls). Times come from the events alone: a model call ends at its 
 ``latency_ms`` earlier; a tool call starts at its ``ToolStarted.ts`` and lasts its measured ``duration_ms`` (the
 ``ToolFinished`` events of one step come once the whole batch is done, so their ``ts`` is the batch's end). Offsets
 are milliseconds from the run's first event; in the split, calls of one step that ran in parallel count once, so the
-parts add up to ``TurnView.worked_ms``.
+parts add up to ``RunState.worked_ms``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from agent_core.engine.state import CallState, RunState
 from agent_core.events import Event, ModelFinished, ToolFinished, ToolStarted
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import ActionView, TurnView
 
 CallKind = Literal["model", "tool"]
 
@@ -115,13 +115,13 @@ def timed_calls(events: Iterable[Event]) -> list[TimedCall]:
     return turn_calls(turn) if turn is not None else []
 
 
-def turn_calls(turn: TurnView) -> list[TimedCall]:
+def turn_calls(turn: RunState) -> list[TimedCall]:
     """The model and tool calls of one folded run, in the order they started."""
     return [timed_call(call) for call in turn.calls]
 
 
-def timed_call(call: ModelFinished | ActionView) -> TimedCall:
-    """One folded call (an entry of ``TurnView.calls``) placed in time."""
+def timed_call(call: ModelFinished | CallState) -> TimedCall:
+    """One folded call (an entry of ``RunState.calls``) placed in time."""
     if isinstance(call, ModelFinished):
         return TimedCall("model", call.step, call.ts - call.latency_ms / 1000, call.ts, call)
     begun, done = call.started, call.finished
@@ -140,7 +140,7 @@ def build_timeline(events: Sequence[Event], run_id: str | None = None) -> Timeli
     return turn_timeline(turn)
 
 
-def turn_timeline(turn: TurnView) -> Timeline:
+def turn_timeline(turn: RunState) -> Timeline:
     """The timeline of one folded run."""
     origin, rid = turn.first_ts, turn.run_id
     calls = turn_calls(turn)
@@ -182,7 +182,7 @@ def _row(run_id: str, index: int, call: TimedCall, origin: float, run_model: str
     )
 
 
-def _token_rows(turn: TurnView) -> tuple[TokenRow, ...]:
+def _token_rows(turn: RunState) -> tuple[TokenRow, ...]:
     """A prompt row and a completion row for each step that called the model (its calls' tokens)."""
     rows: list[TokenRow] = []
     for step in (step for step in turn.steps if step.requests):
@@ -231,7 +231,7 @@ def _covered_ms(spans: Iterable[tuple[float, float]]) -> float:
     return total * 1000
 
 
-def time_split(turn: TurnView) -> TimeSplit:
+def time_split(turn: RunState) -> TimeSplit:
     """The run's duration split into model, tools, start and between calls (the last takes what is left)."""
     duration = turn.worked_ms
     calls = turn_calls(turn)

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agent_core.engine.state import CallState, Request, RunState, StepState, WorkClock
+from agent_core.engine.state import RunState
 from agent_core.events import Event
-from agent_core.views.turns import ActionView, StepView, TurnView
 
 
 class Transcript:
@@ -78,14 +77,4 @@ class Transcript:
             self.turns.append(run)
 
 
-__all__ = [
-    "ActionView",
-    "CallState",
-    "Request",
-    "RunState",
-    "StepState",
-    "StepView",
-    "Transcript",
-    "TurnView",
-    "WorkClock",
-]
+__all__ = ["Transcript"]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from agent_core.engine.state import RunState
 from agent_core.experiments import DatasetFileError, DatasetItem, DatasetNotFound, add_items, create_dataset
 from agent_core.experiments.datasets import list_datasets
 from agent_core.experiments.scoring import numbers_in
 from agent_core.store import SessionStore
-from agent_core.views.transcript import TurnView
 from sparrow_ui.access.auth import read_only
 from sparrow_ui.access.page_run import once_per_page_run
 from sparrow_ui.translations.strings_experiments import te
@@ -18,7 +18,7 @@ DEFAULT_DATASET = "My questions"
 _LAST = "add_to_dataset_last"
 
 
-def add_to_dataset_button(store: SessionStore, session_id: str, turn: TurnView) -> None:
+def add_to_dataset_button(store: SessionStore, session_id: str, turn: RunState) -> None:
     """A small popover under a finished turn that saves it as a dataset item (not for share-link viewers)."""
     if read_only() or turn.status != "completed":
         return

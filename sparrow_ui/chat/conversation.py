@@ -8,9 +8,9 @@ from contextlib import nullcontext
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from agent_core.engine.state import RunState, StepState
 from agent_core.models.pricing import PriceTable
 from agent_core.views.metrics import RunMetrics
-from agent_core.views.transcript import StepView, TurnView
 from sparrow_ui.chat.turn_actions import turn_actions
 from sparrow_ui.shell.layout import SELECTED_KEY
 from sparrow_ui.steps import renderer as render
@@ -22,13 +22,13 @@ _SHOWN_TURNS = "visible_turns"
 
 
 def conversation(
-    turns: Sequence[TurnView],
+    turns: Sequence[RunState],
     run_metrics: dict[str, RunMetrics],
     *,
     selected: str | None = None,
     pickable: bool = False,
     live_run_id: str | None = None,
-    under_live: Callable[[TurnView], None] | None = None,
+    under_live: Callable[[RunState], None] | None = None,
     ended: bool = False,
     session_id: str | None = None,
 ) -> DeltaGenerator | None:
@@ -48,12 +48,12 @@ def conversation(
 
 
 def _turn(
-    turn: TurnView,
+    turn: RunState,
     run_metrics: dict[str, RunMetrics],
     selected: str | None,
     pickable: bool,
     live_run_id: str | None,
-    under_live: Callable[[TurnView], None] | None,
+    under_live: Callable[[RunState], None] | None,
     ended: bool,
     session_id: str | None,
 ) -> DeltaGenerator | None:
@@ -79,13 +79,13 @@ def _turn(
 
 
 def trace_panel(
-    turn: TurnView | None,
+    turn: RunState | None,
     number: int,
     metrics: RunMetrics | None,
     prices: PriceTable,
     *,
     live: bool,
-    controls: Callable[[StepView], None] | None = None,
+    controls: Callable[[StepState], None] | None = None,
     replay: bool = False,
 ) -> None:
     """The trace column: which turn (``number`` in its session), its tools and figures, and every step.
@@ -101,7 +101,7 @@ def trace_panel(
     render.steps(turn, prices, live=live, replay=replay, controls=controls)
 
 
-def recent_turns(turns: Sequence[TurnView], session_id: str | None) -> Sequence[TurnView]:
+def recent_turns(turns: Sequence[RunState], session_id: str | None) -> Sequence[RunState]:
     """The last turns of the session, with a button above them that shows earlier ones."""
     shown = st.session_state.get(_SHOWN_TURNS, {}).get(session_id, PAGE_TURNS)
     hidden = len(turns) - shown

@@ -10,11 +10,11 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from agent_core.engine.approvals import approval_key
+from agent_core.engine.state import CallState, RunState
 from agent_core.events import Event, ModelDelta, RunStarted
 from agent_core.runtime.sessions import ActiveRun
 from agent_core.store import SessionStore
 from agent_core.views.metrics import turn_metrics
-from agent_core.views.transcript import ActionView, TurnView
 from sparrow_ui.chat.conversation import trace_panel
 from sparrow_ui.chat.page_parts import remember_failure
 from sparrow_ui.chat.run_control import active_run, decide, start_queued, watch
@@ -79,7 +79,7 @@ def live_view(store: SessionStore, view: SessionView, live: ActiveRun | None) ->
     return view, fold
 
 
-def waiting(live: ActiveRun, turn: TurnView | None) -> list[tuple[int, ActionView]]:
+def waiting(live: ActiveRun, turn: RunState | None) -> list[tuple[int, CallState]]:
     """The live turn's calls that wait for an Approve / Deny click, with their step numbers."""
     if turn is None:
         return []
@@ -90,7 +90,7 @@ def waiting(live: ActiveRun, turn: TurnView | None) -> list[tuple[int, ActionVie
     ]
 
 
-def approval_boxes(live: ActiveRun, turn: TurnView) -> None:
+def approval_boxes(live: ActiveRun, turn: RunState) -> None:
     """Approve / Deny for each call the live turn waits on."""
     for step, action in waiting(live, turn):
         key = approval_key(turn.run_id, step, action.call_id)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from agent_core.engine.state import RunState
 from agent_core.guards.untrusted import neutralize
 from agent_core.models import ModelError
 from agent_core.runtime.sessions import ActiveRun
 from agent_core.store import SessionNotFound, SessionStore
-from agent_core.views.transcript import TurnView
 from sparrow_ui.chat import chat_attachments
 from sparrow_ui.chat import example_sessions as examples
 from sparrow_ui.chat.conversation import trace_panel
@@ -92,8 +92,8 @@ def trace_column(
     store: SessionStore,
     view: SessionView,
     config: ModelConfig,
-    turns: list[TurnView],
-    shown: TurnView | None,
+    turns: list[RunState],
+    shown: RunState | None,
     *,
     live: bool,
 ) -> DeltaGenerator:

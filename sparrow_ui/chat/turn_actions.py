@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from agent_core.engine.state import RunState
 from agent_core.views.metrics import RunMetrics
-from agent_core.views.transcript import TurnView
 from sparrow_ui.chat.add_to_dataset import add_to_dataset_button
 from sparrow_ui.shell.state import get_store, open_in_traces, select_turn
 from sparrow_ui.steps import renderer as render
@@ -16,7 +16,7 @@ from sparrow_ui.trace.session_overview import show_replay_of
 from sparrow_ui.translations.i18n import t
 
 
-def turn_actions(turn: TurnView, metrics: RunMetrics | None, selected: str | None, session_id: str | None) -> None:
+def turn_actions(turn: RunState, metrics: RunMetrics | None, selected: str | None, session_id: str | None) -> None:
     """Status and figures under a finished answer, then labelled Trace and Replay buttons."""
     st.caption(render.turn_caption(turn, metrics))
     shown = turn.run_id == selected

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from agent_core.engine.state import RunState, StepState
 from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.models.pricing import PriceTable
 from agent_core.views.compare import Comparison, FieldDiff, StepPair
-from agent_core.views.turns import StepView, TurnView
 from sparrow_ui.elements.literal import literal
 from sparrow_ui.translations.strings_whatif import tw
 
@@ -43,7 +43,7 @@ def steps(comparison: Comparison) -> None:
             _side(pair, pair.right, comparison.right, comparison.prices, "right", index == first)
 
 
-def _side(pair: StepPair, step: StepView | None, turn: TurnView, prices: PriceTable, side: str, first: bool) -> None:
+def _side(pair: StepPair, step: StepState | None, turn: RunState, prices: PriceTable, side: str, first: bool) -> None:
     badge = _BADGE[pair.status].format(tw(f"diff.status.{pair.status}"))
     marker = f" :orange-background[:material/call_split: {tw('diff.first_badge')}]" if first else ""
     if step is None:
@@ -57,7 +57,7 @@ def _side(pair: StepPair, step: StepView | None, turn: TurnView, prices: PriceTa
         _field(diff, side, step)
 
 
-def _figures(step: StepView, prices: PriceTable) -> str:
+def _figures(step: StepState, prices: PriceTable) -> str:
     usage, cost = step.usage, step.cost(prices)
     parts = [format_tokens(usage.total_tokens, estimated=usage.estimated) + " tokens"]
     if cost is not None:
@@ -66,7 +66,7 @@ def _figures(step: StepView, prices: PriceTable) -> str:
     return literal(" · ".join(parts))
 
 
-def provenance(step: StepView, turn: TurnView) -> None:
+def provenance(step: StepState, turn: RunState) -> None:
     """Copied from the original, edited here, or a tool result reused (with a link to the original's session)."""
     forked = turn.forked
     if forked is not None and step.number < forked.at_step:
@@ -82,7 +82,7 @@ def provenance(step: StepView, turn: TurnView) -> None:
             st.caption(f":material/history: {text}{link}")
 
 
-def _field(diff: FieldDiff, side: str, step: StepView) -> None:
+def _field(diff: FieldDiff, side: str, step: StepState) -> None:
     text = diff.left if side == "left" else diff.right
     if not text:
         return

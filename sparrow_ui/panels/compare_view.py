@@ -16,6 +16,7 @@ import streamlit as st
 
 from agent_core.engine.protocols import PROTOCOLS
 from agent_core.engine.run_context import AgentSettings
+from agent_core.engine.state import RunState
 from agent_core.events import Event, ModelFinished, RunFinished, StepStarted, ToolFinished
 from agent_core.guards.untrusted import neutralize
 from agent_core.models import ModelError
@@ -25,7 +26,6 @@ from agent_core.tools import Tool
 from agent_core.views.compare import Comparison, compare_turns
 from agent_core.views.metrics import turn_metrics
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import TurnView
 from sparrow_ui.shell.session_view import prices, session_view
 from sparrow_ui.shell.state import ModelConfig, available_tools
 from sparrow_ui.steps import renderer as render
@@ -50,7 +50,7 @@ def compare_button(session_id: str, run_id: str, *, key: str = "compare_open") -
 
 def pick_turn(
     sessions: Sequence[SessionInfo], store: SessionStore, side: str, default: str | None = None
-) -> TurnView | None:
+) -> RunState | None:
     """A session and one of its turns for ``side``, kept in the URL (else ``default``); None without a turn.
 
     The pickers follow the URL when it changes under them (a rerun or a fork puts its new session there).
@@ -101,7 +101,7 @@ def other_turn(store: SessionStore, sessions: Sequence[SessionInfo], left: str) 
     return None
 
 
-def comparison_of(left: TurnView, right: TurnView) -> Comparison:
+def comparison_of(left: RunState, right: RunState) -> Comparison:
     """The comparison of two turns, with the app's prices."""
     table = prices()
     return compare_turns(left, right, turn_metrics(left, prices=table), turn_metrics(right, prices=table))
@@ -128,7 +128,7 @@ def metrics_table(comparison: Comparison) -> None:
     st.table(rows)
 
 
-def rerun_form(store: SessionStore, config: ModelConfig, session_id: str, turn: TurnView, beside: Any) -> None:
+def rerun_form(store: SessionStore, config: ModelConfig, session_id: str, turn: RunState, beside: Any) -> None:
     """Ask the left turn's question again with another protocol, model or temperature, streamed into ``beside``."""
     with st.expander(td("compare.rerun"), icon=":material/replay:"):
         st.caption(td("compare.rerun_help"))
@@ -151,7 +151,7 @@ def rerun_form(store: SessionStore, config: ModelConfig, session_id: str, turn: 
             _rerun(store, config, session_id, turn, chosen, beside)
 
 
-def same_tools(turn: TurnView) -> list[Tool]:
+def same_tools(turn: RunState) -> list[Tool]:
     """The tools the turn's run had, those this app still knows (a rerun changes one thing, not the tools)."""
     known = available_tools()
     offered = turn.run_started.tools if turn.run_started else ()
@@ -163,7 +163,7 @@ def _rerun(
     store: SessionStore,
     config: ModelConfig,
     session_id: str,
-    turn: TurnView,
+    turn: RunState,
     chosen: tuple[str, str, float],
     beside: Any,
 ) -> None:

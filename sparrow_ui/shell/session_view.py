@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from agent_core.engine.state import RunState
 from agent_core.events import Event
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable, PricingError, prices_from_env
 from agent_core.runtime.sessions import ActiveRun
 from agent_core.store import SessionInfo, SessionNotFound, SessionStore
 from agent_core.store.event_codec import gc_paused
 from agent_core.views.metrics import RunMetrics, SessionMetrics, runs_metrics, turn_metrics
-from agent_core.views.transcript import Transcript, TurnView
+from agent_core.views.transcript import Transcript
 from sparrow_ui.translations.i18n import t
 
 _VIEWS, _LIVE_FOLD = "_session_views", "_live_fold"
@@ -74,7 +75,7 @@ class SessionView:
         """The session's metrics (None before its first event)."""
         return self.totals(self.transcript.runs)
 
-    def totals(self, turns: Sequence[TurnView]) -> SessionMetrics | None:
+    def totals(self, turns: Sequence[RunState]) -> SessionMetrics | None:
         """The metrics of these runs of the session together, summed again only when one of them changed."""
         if not turns:
             return None

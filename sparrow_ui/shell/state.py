@@ -9,6 +9,7 @@ import streamlit as st
 
 from agent_core.engine.agent import AgentSettings
 from agent_core.engine.approvals import app_defaults
+from agent_core.engine.state import RunState
 from agent_core.models import OpenAIChatModel
 from agent_core.models.endpoints import EndpointPolicy
 from agent_core.models.local_llama import local_chat_model
@@ -17,7 +18,6 @@ from agent_core.runtime.run_settings import RunSettings
 from agent_core.runtime.sessions import LiveRuns
 from agent_core.store import SessionStore
 from agent_core.tools import Tool
-from agent_core.views.transcript import TurnView
 from sparrow_ui.access.auth import SHARE_PARAM, current_actor, share_token
 from sparrow_ui.access.page_run import once_per_page_run
 from sparrow_ui.shell.endpoint_config import endpoint_policy
@@ -165,7 +165,7 @@ def _copy_url() -> str | None:
     return value
 
 
-def selected_turn(turns: Sequence[TurnView]) -> TurnView | None:
+def selected_turn(turns: Sequence[RunState]) -> RunState | None:
     """The turn whose trace is shown: the one picked on the Chat page if it is one of ``turns``, else the last."""
     picked = st.session_state.get(_SELECTED_RUN)
     return next((turn for turn in turns if turn.run_id == picked), turns[-1] if turns else None)

@@ -15,12 +15,12 @@ from typing import Any
 import streamlit as st
 
 from agent_core.engine.protocols.json_reply import partial_answer
+from agent_core.engine.state import CallState, RunState, StepState
 from agent_core.events import Usage
 from agent_core.formatting import clip, format_cost, format_duration, format_tokens, format_usage
 from agent_core.guards.untrusted import neutralize, plain
 from agent_core.models.pricing import PriceTable
 from agent_core.views.metrics import RunMetrics, SessionMetrics, ToolStats
-from agent_core.views.transcript import ActionView, StepView, TurnView
 from sparrow_ui.chat import chat_attachments
 from sparrow_ui.elements.literal import literal
 from sparrow_ui.steps.step_status import (
@@ -79,7 +79,7 @@ def user_message(question: str, attachments: Sequence[dict[str, str]] = ()) -> N
         chat_attachments.thumbnails(attachments)
 
 
-def answer_body(turn: TurnView) -> None:
+def answer_body(turn: RunState) -> None:
     """The assistant bubble's content: the answer, the streaming text, or why there is none."""
     if turn.answer is not None:
         st.markdown(safe_markdown(turn.answer))
@@ -108,7 +108,7 @@ def visible_answer(streamed: str, protocol: str) -> str:
     return streamed[match.end() :].strip() if match else ""
 
 
-def turn_caption(turn: TurnView, metrics: RunMetrics | None) -> str:
+def turn_caption(turn: RunState, metrics: RunMetrics | None) -> str:
     """Status and metrics of a finished turn, for under its answer."""
     status = status_label(turn.status)
     icons = {"completed": ":material/check_circle:", "cancelled": ":material/stop_circle:"}
@@ -116,7 +116,7 @@ def turn_caption(turn: TurnView, metrics: RunMetrics | None) -> str:
     return f"{icon} {status} · {literal(metrics_line(metrics))}" if metrics else f"{icon} {status}"
 
 
-def trace_header(turn: TurnView, number: int, metrics: RunMetrics | None, *, replay: bool = False) -> None:
+def trace_header(turn: RunState, number: int, metrics: RunMetrics | None, *, replay: bool = False) -> None:
     """Which turn the trace shows, and its tool usage summary (``replay``: a frame of a recording)."""
     status = td("trace.replay_status") if replay and not turn.finished else status_label(turn.status)
     st.markdown(f"**{t('trace.turn', n=number)}** · {status}")
@@ -127,12 +127,12 @@ def trace_header(turn: TurnView, number: int, metrics: RunMetrics | None, *, rep
 
 
 def steps(
-    turn: TurnView,
+    turn: RunState,
     prices: PriceTable,
     *,
     live: bool = False,
     replay: bool = False,
-    controls: Callable[[StepView], None] | None = None,
+    controls: Callable[[StepState], None] | None = None,
 ) -> None:
     """Every step of a turn as an expandable item whose icon and chips say its state (running, ok, error, stopped).
 
@@ -157,7 +157,7 @@ def steps(
     run_end_marker(turn)
 
 
-def run_end_marker(turn: TurnView) -> None:
+def run_end_marker(turn: RunState) -> None:
     """After the last step of a run that ended without an answer: why it ended there."""
     if turn.status == "max_steps":
         st.error(t("trace.end.max_steps", n=len(turn.steps)), icon=":material/block:")
@@ -170,13 +170,13 @@ def run_end_marker(turn: TurnView) -> None:
         st.error(td("trace.end.format_error", n=unusable), icon=":material/block:")
 
 
-def _offered(step: StepView, turn: TurnView) -> None:
+def _offered(step: StepState, turn: RunState) -> None:
     """Which tools the model was shown, when tool retrieval offered only some of them."""
     if step.offered_tools and len(step.offered_tools) < turn.tool_count:
         st.caption(t("trace.offered", tools=", ".join(step.offered_tools)))
 
 
-def _step_label(step: StepView, prices: PriceTable) -> str:
+def _step_label(step: StepState, prices: PriceTable) -> str:
     what = ", ".join(literal(a.tool) for a in step.actions) or (
         t("trace.answer") if step.final_answer is not None else ""
     )
@@ -184,7 +184,7 @@ def _step_label(step: StepView, prices: PriceTable) -> str:
     return " · ".join(x for x in (t("trace.step", n=step.number), what, numbers) if x)
 
 
-def step_numbers(step: StepView, prices: PriceTable) -> str:
+def step_numbers(step: StepState, prices: PriceTable) -> str:
     """Latency and tokens of a step's latest model call, and the cost of its calls (at the run's endpoint)."""
     call = step.call
     if call is None:
@@ -201,7 +201,7 @@ def usage_text(usage: Usage) -> str:
     return format_usage(usage, unit=t("unit.tokens"), cached=t("unit.cached"), reasoning=t("unit.reasoning"))
 
 
-def step_body(step: StepView, turn: TurnView | None = None, index: int = 0, *, replay: bool = False) -> None:
+def step_body(step: StepState, turn: RunState | None = None, index: int = 0, *, replay: bool = False) -> None:
     """Thought, action(s) with arguments, observation(s), errors (each once); or the streaming text.
 
     ``replay``: a frame of a recording, where a call without its result yet gets it in the next frame.
@@ -238,7 +238,7 @@ def step_body(step: StepView, turn: TurnView | None = None, index: int = 0, *, r
         st.caption(t("trace.ttft", time=format_duration(step.call.ttft_ms)))
 
 
-def action_block(action: ActionView, raw: str | None = None, *, replay: bool = False) -> None:
+def action_block(action: CallState, raw: str | None = None, *, replay: bool = False) -> None:
     """One tool call: name, arguments (the raw text when the model's were not JSON), and its observation or error.
 
     A failed call shows its error once: the observation is left out when it only repeats the error.

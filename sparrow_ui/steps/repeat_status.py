@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from agent_core.engine.repeats import REPEAT_POLICIES
-from agent_core.views.transcript import TurnView
+from agent_core.engine.state import RunState
 from sparrow_ui.elements.widgets import translated_selectbox
 from sparrow_ui.shell import settings
 from sparrow_ui.translations.i18n import t
 
 
-def repeat_chips(turn: TurnView, index: int) -> list[tuple[str, str]]:
+def repeat_chips(turn: RunState, index: int) -> list[tuple[str, str]]:
     """(text, colour) of the chips for what the engine did about repeated calls in step ``index``."""
     step = turn.steps[index]
     chips = [

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from agent_core.views.transcript import ActionView, StepView, TurnView
+from agent_core.engine.state import CallState, RunState, StepState
 from sparrow_ui.steps.repeat_status import repeat_chips
 from sparrow_ui.translations.i18n import t
 from sparrow_ui.translations.strings_demo import td
@@ -21,7 +21,7 @@ DEFAULT_FORMAT_RETRIES = 2
 """The agent's default, for runs recorded without the setting."""
 
 
-StepState = Literal["running", "ok", "error", "stopped"]
+StepStatus = Literal["running", "ok", "error", "stopped"]
 """The one state of a step, the same in the chat's trace, a replay, presentation mode and the waterfall."""
 STATE_ICONS: dict[str, str] = {
     "running": "spinner",
@@ -32,7 +32,7 @@ STATE_ICONS: dict[str, str] = {
 """The icon of each state (a step waiting for an approval is running, with a hand)."""
 
 
-def step_state(turn: TurnView, index: int, *, live: bool) -> StepState:
+def step_state(turn: RunState, index: int, *, live: bool) -> StepStatus:
     """Where step ``index`` of ``turn`` stands: ``live`` means the turn may still be going (its last step runs)."""
     step = turn.steps[index]
     if live and not turn.finished and index == len(turn.steps) - 1:
@@ -44,7 +44,7 @@ def step_state(turn: TurnView, index: int, *, live: bool) -> StepState:
     return "stopped" if step.thinking else "ok"  # a reply that never came: the run was interrupted in it
 
 
-def step_icon(turn: TurnView, index: int, *, live: bool) -> str:
+def step_icon(turn: RunState, index: int, *, live: bool) -> str:
     """The icon of the step's state."""
     state = step_state(turn, index, live=live)
     if state == "running" and any(a.approval == "pending" for a in turn.steps[index].actions):
@@ -65,7 +65,7 @@ class Chip:
         return f":{self.color}-badge[{self.text}]"
 
 
-def step_chips(turn: TurnView, index: int, *, live: bool, replay: bool = False) -> list[Chip]:
+def step_chips(turn: RunState, index: int, *, live: bool, replay: bool = False) -> list[Chip]:
     """The chips of step ``index`` of ``turn``: what went wrong (or right), in the order it happened.
 
     ``replay``: a frame of a recording, where the last step is not running but shown as it was at that point.
@@ -100,7 +100,7 @@ def step_chips(turn: TurnView, index: int, *, live: bool, replay: bool = False) 
     return chips
 
 
-def format_chip(turn: TurnView, index: int) -> Chip:
+def format_chip(turn: RunState, index: int) -> Chip:
     """An unusable reply: which retry it led to (``retry 1 of 2``), or that the run gave up on it."""
     number, allowed = format_retry_number(turn, index), format_retries(turn)
     if number > allowed:
@@ -108,12 +108,12 @@ def format_chip(turn: TurnView, index: int) -> Chip:
     return Chip(td("chip.format_retry", n=number, max=allowed), "orange")
 
 
-def stopped_here(turn: TurnView, index: int) -> bool:
+def stopped_here(turn: RunState, index: int) -> bool:
     """The user stopped the run during this step (its last)."""
     return turn.status == "cancelled" and index == len(turn.steps) - 1
 
 
-def failing(turn: TurnView, index: int) -> bool:
+def failing(turn: RunState, index: int) -> bool:
     """The step went wrong in a way worth opening it for (a user's Stop is not a failure)."""
     step = turn.steps[index]
     if stopped_here(turn, index):
@@ -121,19 +121,19 @@ def failing(turn: TurnView, index: int) -> bool:
     return step.has_error or (index == len(turn.steps) - 1 and turn.status in ("max_steps", "repeated"))
 
 
-def first_failing(turn: TurnView) -> int:
+def first_failing(turn: RunState) -> int:
     """The first failing step's index, else 0: where the trace of a picked turn scrolls to."""
     return next((i for i in range(len(turn.steps)) if failing(turn, i)), 0)
 
 
-def format_retries(turn: TurnView) -> int:
+def format_retries(turn: RunState) -> int:
     """How many unusable replies in a row the run allowed before giving up."""
     settings = turn.run_started.settings if turn.run_started is not None else {}
     value = settings.get("max_format_retries") if isinstance(settings, dict) else None
     return value if isinstance(value, int) and value >= 0 else DEFAULT_FORMAT_RETRIES
 
 
-def format_retry_number(turn: TurnView, index: int) -> int:
+def format_retry_number(turn: RunState, index: int) -> int:
     """Which unusable reply in a row this step's was (1 for the first)."""
     count = 0
     for step in reversed(turn.steps[: index + 1]):
@@ -143,7 +143,7 @@ def format_retry_number(turn: TurnView, index: int) -> int:
     return count
 
 
-def retried_after(step: StepView) -> str | None:
+def retried_after(step: StepState) -> str | None:
     """``503`` (or ``503, 429``, ``no reply``...) when the step's model call got its answer only after failures.
 
     Two kinds count: a failed call the loop made again, and attempts the openai client repeated on its
@@ -160,11 +160,11 @@ def retried_after(step: StepView) -> str | None:
     return ", ".join(dict.fromkeys(reasons)) or None
 
 
-def _signature(action: ActionView) -> str:
+def _signature(action: CallState) -> str:
     return action.tool + "\x00" + json.dumps(action.arguments, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def repeated_from(turn: TurnView, index: int) -> int | None:
+def repeated_from(turn: RunState, index: int) -> int | None:
     """The number of an earlier step that made exactly the same tool call(s), if any."""
     actions = turn.steps[index].actions
     if not actions:
@@ -176,7 +176,7 @@ def repeated_from(turn: TurnView, index: int) -> int | None:
     return None
 
 
-def raw_arguments(step: StepView, action: ActionView) -> str | None:
+def raw_arguments(step: StepState, action: CallState) -> str | None:
     """The arguments text the model sent for a native call, when it was not a JSON object (else None)."""
     for call in reversed(step.model_calls):
         for requested in call.tool_calls:

@@ -20,7 +20,7 @@ import streamlit as st
 from agent_core.engine.agent import Agent
 from agent_core.engine.protocols import PROTOCOLS
 from agent_core.engine.run_context import AgentSettings
-from agent_core.engine.state import canonical_arguments
+from agent_core.engine.state import RunState, StepState, canonical_arguments
 from agent_core.events import Usage
 from agent_core.formatting import format_cost, format_tokens
 from agent_core.longterm.memory_guard import MemoryRefused
@@ -32,7 +32,6 @@ from agent_core.runtime.fork import EditKind, StepEdit, prepare_fork, start_fork
 from agent_core.runtime.run_settings import RunSettings
 from agent_core.store import SessionStore
 from agent_core.tools import Tool
-from agent_core.views.turns import StepView, TurnView
 from sparrow_ui.access.auth import read_only
 from sparrow_ui.elements.literal import literal
 from sparrow_ui.elements.widgets import translated_radio
@@ -45,7 +44,7 @@ from sparrow_ui.translations.strings_whatif import tw
 KINDS = ("observation", "action", "thought", "answer", "settings")
 
 
-def step_controls(store: SessionStore, config: ModelConfig, session_id: str, turn: TurnView, step: StepView) -> None:
+def step_controls(store: SessionStore, config: ModelConfig, session_id: str, turn: RunState, step: StepState) -> None:
     """Where a fork's step came from, and the two what-if controls of a finished step (not in a shared view)."""
     provenance(step, turn)
     if read_only() or not turn.finished or step.thinking:
@@ -59,15 +58,15 @@ def step_controls(store: SessionStore, config: ModelConfig, session_id: str, tur
 
 
 def controls_for(
-    store: SessionStore, config: ModelConfig, session_id: str | None, turn: TurnView | None
-) -> Callable[[StepView], None] | None:
+    store: SessionStore, config: ModelConfig, session_id: str | None, turn: RunState | None
+) -> Callable[[StepState], None] | None:
     """The Chat trace column's hook: each finished step of ``turn`` gets its what-if controls."""
     if session_id is None or turn is None or not turn.finished:
         return None
     return lambda step: step_controls(store, config, session_id, turn, step)
 
 
-def _kinds(step: StepView) -> list[EditKind]:
+def _kinds(step: StepState) -> list[EditKind]:
     kinds: list[EditKind] = ["observation"] if step.actions else []
     kinds.append("action")
     if step.thought and not step.format_error:
@@ -76,7 +75,7 @@ def _kinds(step: StepView) -> list[EditKind]:
 
 
 def edit_form(
-    store: SessionStore, config: ModelConfig, session_id: str, turn: TurnView, step: StepView, key: str
+    store: SessionStore, config: ModelConfig, session_id: str, turn: RunState, step: StepState, key: str
 ) -> None:
     """What to change at this step, the settings from here on, and Continue."""
     st.caption(tw("whatif.edit_help"))
@@ -93,7 +92,7 @@ def edit_form(
         continue_branch(store, config, session_id, turn, step.number, edit, branch)
 
 
-def _edit_fields(kind: EditKind, step: StepView, key: str) -> StepEdit | None:
+def _edit_fields(kind: EditKind, step: StepState, key: str) -> StepEdit | None:
     """The inputs of one kind of edit, prefilled with what was recorded; None while they are not valid."""
     if kind == "observation":
         actions = {a.call_id: a for a in step.actions}
@@ -136,7 +135,7 @@ class Branch:
     """Reuse the original's recorded tool results for the same calls."""
 
 
-def _settings_fields(config: ModelConfig, turn: TurnView, key: str) -> Branch:
+def _settings_fields(config: ModelConfig, turn: RunState, key: str) -> Branch:
     st.markdown(f"**{tw('whatif.settings')}**")
     recorded = default_branch(config, turn).run
     model = st.text_input(tw("whatif.model"), value=recorded.model, key=f"{key}_model", max_chars=200)
@@ -166,7 +165,7 @@ def continue_branch(
     store: SessionStore,
     config: ModelConfig,
     session_id: str,
-    turn: TurnView,
+    turn: RunState,
     step: int,
     edit: StepEdit,
     branch: Branch | None = None,
@@ -189,7 +188,7 @@ def continue_branch(
     st.switch_page("pages/compare.py", query_params={"left": turn_ref(session_id, turn.run_id), "right": right})
 
 
-def default_branch(config: ModelConfig, turn: TurnView) -> Branch:
+def default_branch(config: ModelConfig, turn: RunState) -> Branch:
     """The run's own settings, as recorded (a branch from a re-sample changes only the step's decision)."""
     started = turn.run_started
     return Branch(
@@ -203,7 +202,7 @@ def default_branch(config: ModelConfig, turn: TurnView) -> Branch:
     )
 
 
-def branch_agent(store: SessionStore, config: ModelConfig, turn: TurnView, branch: Branch) -> Agent:
+def branch_agent(store: SessionStore, config: ModelConfig, turn: RunState, branch: Branch) -> Agent:
     """The agent of a branch: its settings, the chosen tools, memory bound; the model through the app's policy."""
     model = config.with_model(branch.run.model, branch.run.base_url).chat_model()
     known = available_tools()
@@ -217,7 +216,7 @@ def branch_agent(store: SessionStore, config: ModelConfig, turn: TurnView, branc
 
 
 def resample_panel(
-    store: SessionStore, config: ModelConfig, session_id: str, turn: TurnView, step: StepView, key: str
+    store: SessionStore, config: ModelConfig, session_id: str, turn: RunState, step: StepState, key: str
 ) -> None:
     """K samples of the step (recorded on it), their spread as a chart, and a branch from any outcome."""
     st.caption(tw("resample.help"))
@@ -248,7 +247,7 @@ def resample_panel(
                 continue_branch(store, config, session_id, turn, step.number, edit)
 
 
-def spread_chart(step: StepView, key: str) -> None:
+def spread_chart(step: StepState, key: str) -> None:
     """A bar per outcome of the step's re-samples (the action with its arguments, or the answer)."""
     rows: list[dict[str, Any]] = [{"outcome": label[:80], "count": n} for label, n in spread(step.samples)]
     st.markdown(f"**{tw('resample.chart', n=len(step.samples))}**")
@@ -266,7 +265,7 @@ def spread_chart(step: StepView, key: str) -> None:
     _sample_costs(step)
 
 
-def _sample_costs(step: StepView) -> None:
+def _sample_costs(step: StepState) -> None:
     """What the samples cost, like any model call: their tokens and, when priced, dollars."""
     usage = sum((s.usage for s in step.samples), Usage())
     cost = [prices().for_run(s).cost(s.usage, s.model, s.ts) for s in step.samples]  # each at its own endpoint

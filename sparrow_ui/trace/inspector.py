@@ -15,13 +15,13 @@ from typing import Any, Literal
 
 import streamlit as st
 
+from agent_core.engine.state import CallState, RunState, StepState
 from agent_core.events import ModelFinished
 from agent_core.formatting import clip, format_cost, format_duration
 from agent_core.guards.untrusted import neutralize
 from agent_core.models.pricing import PriceTable
 from agent_core.views.metrics import RunMetrics
 from agent_core.views.timeline import TimeSplit
-from agent_core.views.transcript import ActionView, StepView, TurnView
 from sparrow_ui.elements.table_cells import COST, DURATION_MS, styled
 from sparrow_ui.elements.widgets import choose, translated_selectbox
 from sparrow_ui.steps import renderer as render
@@ -61,7 +61,7 @@ def run_summary(metrics: RunMetrics, status: str, split: TimeSplit | None = None
 # ── the steps table ──────────────────────────────────────────────────────────────────────────────
 
 
-def step_problem(step: StepView) -> str:
+def step_problem(step: StepState) -> str:
     """What went wrong in a step, in one line ("" when nothing did)."""
     tool_errors = [
         a.error if a.error.startswith(f"{a.tool}:") else f"{a.tool}: {a.error}"  # a tool may name itself already
@@ -72,7 +72,7 @@ def step_problem(step: StepView) -> str:
     return " · ".join(" ".join(p.split()) for p in problems)
 
 
-def step_rows(metrics: RunMetrics, turn: TurnView) -> list[dict[str, Any]]:
+def step_rows(metrics: RunMetrics, turn: RunState) -> list[dict[str, Any]]:
     """One row per step: what it did, its tokens, times, cost (priced as ``metrics`` is) and any error."""
     rows = []
     for step in turn.numbered_steps:
@@ -146,7 +146,7 @@ def step_columns(rows: list[dict[str, Any]]) -> list[str]:
     return [c for c in STEP_COLUMNS if c not in _ONLY_WHEN_SET or any(row.get(c) for row in rows)]
 
 
-def steps_table(metrics: RunMetrics, turn: TurnView) -> None:
+def steps_table(metrics: RunMetrics, turn: RunState) -> None:
     """The run's steps in a table you can sort (click a header), filter (errors only, by tool) and click."""
     rows = step_rows(metrics, turn)
     used = sorted({tool for row in rows for tool in row["tools"]})
@@ -193,7 +193,7 @@ def steps_table(metrics: RunMetrics, turn: TurnView) -> None:
 # ── the Inspector ────────────────────────────────────────────────────────────────────────────────
 
 
-def pick_step(turn: TurnView) -> StepView | None:
+def pick_step(turn: RunState) -> StepState | None:
     """A selectbox of the run's steps (a click in the table also picks one); None when the run has none."""
     if not turn.steps:
         return None
@@ -216,7 +216,7 @@ def pick_step(turn: TurnView) -> StepView | None:
     return by_number[number]
 
 
-def model_calls(step: StepView) -> list[ModelFinished]:
+def model_calls(step: StepState) -> list[ModelFinished]:
     """The model calls recorded for a step (more than one when it was redone after a resume), with full requests."""
     return [
         replace(r.event, messages=r.messages(), messages_kept=0) if r.event.messages_kept else r.event
@@ -224,7 +224,7 @@ def model_calls(step: StepView) -> list[ModelFinished]:
     ]
 
 
-def inspect_step(step: StepView, prices: PriceTable) -> None:
+def inspect_step(step: StepState, prices: PriceTable) -> None:
     """Messages sent, raw output, parsed reply and observations of one step, in tabs; every text copyable."""
     calls = model_calls(step)
     call = calls[-1] if calls else None
@@ -312,7 +312,7 @@ def parsed_reply(call: ModelFinished) -> None:
         st.caption(t("traces.inspect.nothing_parsed"))
 
 
-def observations(actions: Sequence[ActionView]) -> None:
+def observations(actions: Sequence[CallState]) -> None:
     """Each tool call's arguments, observation (what the model saw), error and details (what the UI shows)."""
     if not actions:
         st.caption(t("traces.inspect.no_tools"))

@@ -7,10 +7,10 @@ from typing import Any
 
 import streamlit as st
 
+from agent_core.engine.state import RunState
 from agent_core.formatting import clip, format_cost, format_duration, format_timestamp, format_tokens
 from agent_core.store import SessionInfo
 from agent_core.views.metrics import RunMetrics, SessionMetrics
-from agent_core.views.transcript import TurnView
 from sparrow_ui.elements.table_cells import COST, seconds, styled
 from sparrow_ui.elements.widgets import translated_selectbox
 from sparrow_ui.shell.session_view import SessionView
@@ -68,14 +68,14 @@ def lazy_tabs(labels: Sequence[str], key: str) -> Sequence[Any]:
     return st.tabs(list(labels), key=key, default=default, on_change=remember)
 
 
-def run_status(turn: TurnView, live_run_id: str | None) -> str:
+def run_status(turn: RunState, live_run_id: str | None) -> str:
     """The run's status in words; a run without an end is running (here or elsewhere) or was interrupted."""
     if turn.status is not None:
         return status_label(turn.status)
     return t("trace.running") if turn.run_id == live_run_id else t("traces.status.interrupted")
 
 
-def pick_run(turns: Sequence[TurnView], live_run_id: str | None) -> TurnView:
+def pick_run(turns: Sequence[RunState], live_run_id: str | None) -> RunState:
     """A selectbox of the session's runs (turns); defaults to the one chosen on the Chat page, else the last."""
     by_id = {turn.run_id: (number, turn) for number, turn in enumerate(turns, start=1)}
 

@@ -15,10 +15,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from agent_core.engine.state import RunState
 from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.views.metrics import RunMetrics
 from agent_core.views.timeline import Timeline, TimelineRow, TimeSplit, TokenRow
-from agent_core.views.turns import TurnView
 from sparrow_ui.translations.i18n import t
 from sparrow_ui.translations.strings_demo import td
 
@@ -126,7 +126,7 @@ def _call_tooltip() -> list[alt.Tooltip]:
     ]
 
 
-def resume_offsets(turn: TurnView, timeline: Timeline) -> list[float]:
+def resume_offsets(turn: RunState, timeline: Timeline) -> list[float]:
     """When the run was resumed after an interruption, in ms since it started (the gap before is a pause)."""
     return [(e.ts - timeline.started_at) * 1000 for e in turn.resumes]
 

@@ -3,25 +3,25 @@
 from __future__ import annotations
 
 from agent_core.engine.agent import Agent
+from agent_core.engine.state import RunState
 from agent_core.testing import Reply, ScriptedModel
 from agent_core.tools import builtin_tools
 from agent_core.views.compare import compare_turns, step_signature
 from agent_core.views.metrics import turn_metrics
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import TurnView
 from tests.core.helpers import answer, react
 
 QUESTION = "What weekday is 150 days after 2024-05-20, and what is 17.5% of 2340?"
 DATE = {"operation": "add", "date": "2024-05-20", "days": 150}
 
 
-def turn(replies: list[str | Reply], protocol: str = "react", model: str = "m-left") -> TurnView:
+def turn(replies: list[str | Reply], protocol: str = "react", model: str = "m-left") -> RunState:
     agent = Agent(ScriptedModel(replies, name=model), builtin_tools(), protocol=protocol)
     (folded,) = Transcript.from_events(agent.run(QUESTION)).turns
     return folded
 
 
-def shape(left: TurnView, right: TurnView) -> list[tuple[object, ...]]:
+def shape(left: RunState, right: RunState) -> list[tuple[object, ...]]:
     """Per aligned pair: (left step, right step, differs, [(left tool, right tool, changed args)])."""
     comparison = compare_turns(left, right, turn_metrics(left), turn_metrics(right))
     return [

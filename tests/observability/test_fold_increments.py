@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_core.engine.agent import Agent
+from agent_core.engine.state import Request, StepState
 from agent_core.events import ApprovalDecided, ApprovalRequested, Event, ModelDelta, RunResumed
 from agent_core.testing import ScriptedModel
 from agent_core.tools import builtin_tools
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import Request, StepView
 from tests.core.helpers import answer, react
 from tests.observability.builders import T0, calculator_run, model, resumed_run, session, started, step
 
@@ -32,7 +32,7 @@ def shape(value: Any) -> Any:
         return ("request", value.event, value.messages())
     if is_dataclass(value) and not isinstance(value, type) and type(value).__module__ == "agent_core.engine.state":
         named = {f.name: getattr(value, f.name) for f in fields(value)}
-        if isinstance(value, StepView):
+        if isinstance(value, StepState):
             named["run"] = value.run.run_id
         return (type(value).__name__, {name: shape(item) for name, item in named.items()})
     if isinstance(value, dict):

@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 from agent_core import Agent
+from agent_core.engine.state import StepState
 from agent_core.events import Event, RunFinished, Usage
 from agent_core.models.pricing import DEFAULT_TABLE
 from agent_core.testing import Reply, ScriptedModel
@@ -20,7 +21,7 @@ from agent_core.views.metrics import (
     session_metrics,
     tool_summary,
 )
-from agent_core.views.transcript import StepView, Transcript
+from agent_core.views.transcript import Transcript
 from tests.observability.builders import (
     MODEL,
     PRICES,
@@ -43,14 +44,14 @@ def cost(prompt: int, completion: int) -> float:
     return (prompt * 2.0 + completion * 8.0) / 1_000_000
 
 
-def steps_of(events: list[Event], run_id: str | None = None) -> list[StepView]:
+def steps_of(events: list[Event], run_id: str | None = None) -> list[StepState]:
     """The steps of one run (default: the last), in number order."""
     turn = Transcript.from_events(events).run(run_id)
     assert turn is not None
     return turn.numbered_steps
 
 
-def figures(step: StepView) -> dict[str, object]:
+def figures(step: StepState) -> dict[str, object]:
     """Every figure a step has (the metrics' contract), its cost at the test prices."""
     return dict(
         run_id=step.run_id, step=step.number, model=step.model, model_calls=len(step.model_calls), usage=step.usage,
