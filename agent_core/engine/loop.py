@@ -70,6 +70,8 @@ class RunLoop:
         self.parts, self.question, self.run_id, self.cancel = parts, question, run_id, cancel
         self.settings = parts.settings
         self.tools = list(parts.tools)
+        self.names = tuple(t.name for t in self.tools)
+        """The tools' names (what a step offers unless fewer are picked, see ``_offer``)."""
         window = ContextWindow(parts.protocol, self.tools, self.settings.keep_steps)
         self.state = RunState(run_id, window=window)
         """The run folded so far: every event the loop yields is applied here (and nowhere else)."""
@@ -132,7 +134,8 @@ class RunLoop:
         """Think, act and observe once; returns the final answer when the model gave one."""
         self._check_limits()
         offered = self._offer()
-        yield StepStarted(run_id=self.run_id, step=step, offered_tools=tuple(t.name for t in offered))
+        names = self.names if offered is self.tools else tuple(t.name for t in offered)
+        yield StepStarted(run_id=self.run_id, step=step, offered_tools=names)
         asked = self.thinking.ask(step, offered)
         yield from asked.reader.deltas()
         outcome = self.thinking.conclude(asked)
@@ -268,6 +271,8 @@ class Thinking:
         self.state, self.window = state, window
         self.offered: list[Tool] = list(parts.tools)
         self._prefixes: dict[tuple[str, ...], tuple[list[Message], int]] = {}
+        self._offered_last: list[Tool] | None = None
+        self._prefix_last: tuple[list[Message], int] | None = None
         self._last_request: list[Message] = []
 
     def ask(self, step: int, offered: list[Tool]) -> Asked:
@@ -380,7 +385,10 @@ class Thinking:
 
         Fixed for the run unless the offered tools change (tool retrieval), hence cached by tool names.
         """
+        if self.offered is self._offered_last and self._prefix_last is not None:
+            return self._prefix_last  # the same tools as the step before (every step, without tool retrieval)
         key = tuple(t.name for t in self.offered)
+        self._offered_last = self.offered
         if key not in self._prefixes:
             memory = self.parts.memory
             system = self.parts.protocol.system_prompt(self.offered, self.parts.instructions)
@@ -393,7 +401,8 @@ class Thinking:
                 {"role": "user", "content": user_content(self.question, self.parts.attachments)},
             ]
             self._prefixes[key] = (prefix, estimate_messages(prefix))
-        return self._prefixes[key]
+        self._prefix_last = self._prefixes[key]
+        return self._prefix_last
 
 
 def _shared_prefix(before: list[Message], now: list[Message]) -> int:
