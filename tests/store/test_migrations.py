@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
 import multiprocessing
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +17,12 @@ from sqlmodel import SQLModel
 
 from agent_core.cli import main
 from agent_core.events import RunFinished
-from agent_core.experiments import experiment_tables  # noqa: F401  (the models hold these tables too)
+from agent_core.experiments import (
+    experiment_tables,  # noqa: F401  (the models hold these tables too)
+    get_experiment,
+)
 from agent_core.longterm import MemoryStore
-from agent_core.store import SchemaVersionError, SessionStore
+from agent_core.store import Actor, SchemaVersionError, SessionStore
 from agent_core.store.database import schema_state, upgrade_database
 from agent_core.store.migrate import alembic_head, known_revisions
 from agent_core.store.schema import HEAD_REVISION, VERSION_TABLE, head_revision
@@ -186,3 +191,103 @@ def schema_state_or_none(url: str) -> str | None:
         return VERSION_TABLE if inspect(engine).has_table(VERSION_TABLE) else None
     finally:
         engine.dispose()
+
+
+OLD_HEAD = "0008_experiment_judge"
+"""The head revision before 0001-0008 were squashed: a database made by main at e700bd5 is at it."""
+
+
+def load_old_head(url: str) -> None:
+    """Fill an empty database with one made at the old head (tests/store/data/head_0008.*)."""
+    if url.startswith("sqlite"):
+        path = Path(url.removeprefix("sqlite:///"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(gzip.decompress((DATA / "head_0008.sqlite.gz").read_bytes()))
+        return
+    engine = create_engine(url)
+    raw = engine.raw_connection()  # the driver's own cursor: no parameters, so a '%' in the dump's rows is text
+    try:
+        raw.cursor().execute((DATA / "head_0008.postgresql.sql").read_text())
+        raw.commit()
+    finally:
+        raw.close()
+        engine.dispose()
+
+
+def every_row(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table but the revision's, in a stable order."""
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        names = sorted(set(inspect(conn).get_table_names()) - {VERSION_TABLE})
+        rows = {t: sorted(map(repr, conn.execute(text(f'SELECT * FROM "{t}"')))) for t in names}
+    engine.dispose()
+    return rows
+
+
+def schema_of(url: str) -> dict[str, Any]:
+    """Each table's columns (name, type, nullable), primary key, foreign keys, indexes and unique constraints."""
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        found = inspect(conn)
+        names = sorted(set(found.get_table_names()) - {VERSION_TABLE, "sparrow_schema"})
+        schema = {
+            t: (
+                sorted((c["name"], str(c["type"]), c["nullable"]) for c in found.get_columns(t)),
+                found.get_pk_constraint(t)["constrained_columns"],
+                sorted(
+                    (f["constrained_columns"], f["referred_table"], f["options"].get("ondelete"))
+                    for f in found.get_foreign_keys(t)
+                ),
+                sorted((i["name"], i["column_names"], i["unique"]) for i in found.get_indexes(t)),
+                sorted(u["column_names"] for u in found.get_unique_constraints(t)),
+            )
+            for t in names
+        }
+    engine.dispose()
+    return schema
+
+
+def test_a_database_at_the_old_head_is_current_and_loses_nothing(
+    empty_db_url: str, new_db_url: Callable[..., str]
+) -> None:
+    load_old_head(empty_db_url)
+    before = every_row(empty_db_url)
+    assert len(before["sessions"]) == 8 and len(before["events"]) == 76 and len(before["memories"]) == 3
+    store = SessionStore.open(empty_db_url)
+    assert every_row(empty_db_url) == before  # recognised as current: opening it changed nothing
+    listed = store.sessions.list()
+    sessions = {s.title: s for s in listed if s.imported_at is None}
+    talk = sessions["What is 6*7?"]
+    assert [e.final_answer for e in store.log.events(talk.id) if isinstance(e, RunFinished)] == ["42", "50"]
+    [copy] = [s for s in listed if s.imported_at is not None]
+    assert store.log.events(copy.id) == store.log.events(talk.id)
+    interrupted = store.runs.interrupted(sessions["interrupted"].id)
+    assert interrupted is not None and interrupted.question == "What is 7*8?"
+    [snapshot] = store.snapshots.list(talk.id)
+    assert len(store.snapshots.events(snapshot.id)) < len(store.log.events(talk.id))
+    assert [link.state for link in store.shares.list(talk.id)] == ["active", "active"]
+    alice = store.acting_as(Actor.user("https://issuer.example#alice"))
+    assert [m.text for m in MemoryStore(store.engine, actor=alice.actor).search("green tea")] == [
+        "The user prefers green tea over coffee"
+    ]
+    [experiment] = [get_experiment(alice, row[0]) for row in every_row_ids(empty_db_url, "experiments")]
+    assert experiment.status == "finished" and experiment.judge is not None and experiment.judge.name == "judge"
+    new = store.sessions.create(title="after the squash")
+    store.log.append(new.id, [RunFinished(run_id="r", ts=1.0, status="completed")])
+    store.close()
+    assert main(["db", "upgrade", "--db", empty_db_url]) == 0
+    after = every_row(empty_db_url)
+    assert {t: [r for r in rows if r in after[t]] for t, rows in before.items()} == before
+    assert schema_state(empty_db_url).revision == head_revision()
+    fresh = new_db_url(empty=True)
+    SessionStore.open(fresh).close()
+    assert schema_of(empty_db_url) == schema_of(fresh)  # the baseline builds the very schema of the old head
+
+
+def every_row_ids(url: str, table: str) -> list[tuple[Any, ...]]:
+    """The ids of a table's rows."""
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        ids = [tuple(r) for r in conn.execute(text(f"SELECT id FROM {table}"))]
+    engine.dispose()
+    return ids
