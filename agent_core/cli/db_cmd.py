@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 
 from agent_core.cli.common import EXIT_OK, EXIT_RUN_FAILED, store_errors, subcommand
-from agent_core.store.database import schema_state, upgrade_database
-from agent_core.store.schema import SchemaState, head_revision
+from agent_core.store.database import SchemaState, head_revision, schema_state, upgrade_database
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

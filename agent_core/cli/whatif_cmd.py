@@ -19,8 +19,8 @@ from agent_core.cli.common import (
 from agent_core.cli.terminal import report, with_sigint
 from agent_core.events import Event, RunFinished
 from agent_core.guards.limits import CancelToken
-from agent_core.longterm.memory_store import MemoryStore
-from agent_core.longterm.memory_tools import connect_memory
+from agent_core.longterm.memory import MemoryStore
+from agent_core.longterm.tools import connect_memory
 from agent_core.runtime.fork import StepEdit, fork_run
 from agent_core.runtime.resample import outcome, resample_step, spread
 from agent_core.store import SessionStore

@@ -20,8 +20,8 @@ from agent_core.experiments.dataset_files import DatasetFileError, ParsedDataset
 from agent_core.experiments.experiment_tables import DatasetItemRow, DatasetRow
 from agent_core.experiments.items import DatasetItem
 from agent_core.store import Actor, SessionStore
+from agent_core.store.access import new_id
 from agent_core.store.database import writer
-from agent_core.store.transactions import new_id
 from agent_core.views.transcript import Transcript
 
 

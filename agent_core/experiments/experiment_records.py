@@ -18,9 +18,9 @@ from agent_core.experiments.experiment_tables import ExperimentRow, ResultRow
 from agent_core.experiments.run_configs import RunConfig
 from agent_core.experiments.scores import Score
 from agent_core.store import SessionStore
+from agent_core.store.access import new_id
 from agent_core.store.database import writer
 from agent_core.store.tables import table_of
-from agent_core.store.transactions import new_id
 
 FINAL_STATES = ("done", "error")
 """Result states a resumed experiment does not run again (``running`` and ``cancelled`` ones it does)."""

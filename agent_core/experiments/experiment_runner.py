@@ -40,7 +40,7 @@ from agent_core.models.chat_model import ChatModel
 from agent_core.models.pricing import PriceTable, env_prices_or_catalogue
 from agent_core.runtime.session_runs import run_in_new_session
 from agent_core.store import SessionStore
-from agent_core.store.run_owners import this_process
+from agent_core.store.runs import this_process
 from agent_core.tools import Tool
 from agent_core.views.metrics import run_metrics
 

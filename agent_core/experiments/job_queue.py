@@ -25,7 +25,7 @@ from agent_core.experiments.datasets import dataset_items
 from agent_core.experiments.experiment_records import finished_units, get_experiment, set_status
 from agent_core.experiments.experiment_runner import ExperimentRunner, all_units
 from agent_core.store import Actor, SessionStore
-from agent_core.store.actors import LOCAL_ADMIN
+from agent_core.store.access import LOCAL_ADMIN
 from agent_core.store.database import writer
 
 log = logging.getLogger(__name__)

@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator, Sequence
 from agent_core.engine.approvals import Approvals
 from agent_core.events import Event, RunFinished
 from agent_core.guards.limits import CancelToken
-from agent_core.store.event_codec import decode
-from agent_core.store.outage import DatabaseUnavailable
-from agent_core.store.run_owners import RunOwner
-from agent_core.store.session_store import SessionStore
+from agent_core.store.database import DatabaseUnavailable
+from agent_core.store.log import decode
+from agent_core.store.runs import RunOwner
+from agent_core.store.sessions import SessionStore
 
 
 class LiveRun:

@@ -16,7 +16,7 @@ from agent_core.examples import EXAMPLE_KEY
 from agent_core.models.chat_model import ChatModel
 from agent_core.runtime.session_runs import agent_for_session, run_in_session
 from agent_core.store import SessionInfo, SessionStore
-from agent_core.store.transactions import new_id
+from agent_core.store.access import new_id
 from agent_core.tools import Tool
 
 

@@ -15,10 +15,9 @@ from agent_core.engine.protocols import PROTOCOLS
 from agent_core.events import Event, RunStarted
 from agent_core.guards.limits import CancelToken
 from agent_core.models.chat_model import ChatModel
-from agent_core.store.recorder import record_events
-from agent_core.store.records import SessionConfig
-from agent_core.store.run_owners import RunOwners, owned
-from agent_core.store.session_store import SessionStore
+from agent_core.store.runs import RunOwners, owned
+from agent_core.store.sessions import SessionStore, record_events
+from agent_core.store.tables import SessionConfig
 from agent_core.tools import Tool
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from sqlalchemy import inspect
 
 from agent_core.longterm import MemoryStore
 from agent_core.store import Actor, SessionNotFound, SessionStore
-from agent_core.store.actors import admins, owner_key, signed_in
+from agent_core.store.access import admins, owner_key, signed_in
 from sparrow_ui.access import auth
 from tests.access.test_pages_access import AUTH, app, page_text
 from tests.store.helpers import arithmetic_agent, downgraded, persisted, run

@@ -24,12 +24,12 @@ import pytest
 
 from agent_core.events import RunStarted
 from agent_core.longterm import MemoryStore
-from agent_core.longterm.memory_store import MemoryNotFound
+from agent_core.longterm.memory import MemoryNotFound
 from agent_core.runtime.session_runs import NothingToResume
 from agent_core.store import Actor, SessionNotFound, SessionStore, ShareLinkInvalid, SnapshotNotFound
-from agent_core.store.actors import ReadOnly
-from agent_core.store.records import SessionConfig
-from agent_core.store.run_owners import RunOwners
+from agent_core.store.access import ReadOnly
+from agent_core.store.runs import RunOwners
+from agent_core.store.tables import SessionConfig
 from tests.store.helpers import arithmetic_agent, run
 
 MARK = "ALICE-PRIVATE-7c1f"

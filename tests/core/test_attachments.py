@@ -15,7 +15,7 @@ from agent_core.engine.attachments import MAX_IMAGE_BYTES, AttachmentError, atta
 from agent_core.events import ModelFinished, RunStarted, event_from_dict, with_full_messages
 from agent_core.models import OpenAIChatModel
 from agent_core.store import SessionStore
-from agent_core.store.session_file import export_session
+from agent_core.store.files import export_session
 from agent_core.testing import FakeOpenAIServer
 from agent_core.trace_export import export_trace
 from tests.core.helpers import answer

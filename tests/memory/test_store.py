@@ -10,10 +10,10 @@ import pytest
 from sqlalchemy import text
 
 from agent_core.longterm import MemoryNotFound, MemoryStore
-from agent_core.longterm import memory_store as memories_module
-from agent_core.longterm.memory_guard import MemoryRefused
+from agent_core.longterm import memory as memories_module
+from agent_core.longterm.guard import MemoryRefused
 from agent_core.store import SCHEMA_VERSION, SessionStore
-from agent_core.store.memory_index import FTS_TABLE, query_terms
+from agent_core.store.memory import FTS_TABLE, query_terms
 from agent_core.store.tables import TABLES
 
 

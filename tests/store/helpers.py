@@ -34,7 +34,7 @@ from agent_core.events import (
 from agent_core.models.chat_model import Message, ModelRequest
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
-from agent_core.store.migrate import alembic_config
+from agent_core.store.database import alembic_config
 from agent_core.testing import FunctionModel
 from tests.core.helpers import answer, react
 

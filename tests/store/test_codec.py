@@ -8,7 +8,7 @@ import json
 import pytest
 
 from agent_core.events import EVENT_TYPES, EventFormatError, ModelFinished, ToolFinished
-from agent_core.store.event_codec import decode, encode
+from agent_core.store.log import decode, encode
 from tests.store.helpers import arithmetic_agent, branch_events, every_event_type
 
 

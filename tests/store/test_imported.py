@@ -11,7 +11,7 @@ from sqlalchemy import inspect, text
 
 from agent_core.runtime.rerun import fork_before_run
 from agent_core.runtime.session_runs import config_from_agent
-from agent_core.store import SessionFileError, SessionStore, dumps, export_session, import_session
+from agent_core.store import SessionFileError, SessionStore, export_session, import_session, sessions
 from tests.store.helpers import arithmetic_agent, downgraded, persisted, run
 
 BEFORE = "0004_owners_and_share_links"
@@ -48,7 +48,7 @@ def test_the_mark_is_not_in_the_file_and_a_copy_of_a_copy_is_marked_anew(
     store: SessionStore, session_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ticks = iter([1000.0, 2000.0])
-    monkeypatch.setattr(dumps, "time", SimpleNamespace(time=lambda: next(ticks)))  # one import per tick, no sleep
+    monkeypatch.setattr(sessions, "time", SimpleNamespace(time=lambda: next(ticks)))  # one import per tick, no sleep
     first = import_session(store, export_session(store, session_id))
     data = export_session(store, first.id)
     assert "imported_at" not in data.decode()

@@ -23,9 +23,15 @@ from agent_core.experiments import (
 )
 from agent_core.longterm import MemoryStore
 from agent_core.store import Actor, SchemaVersionError, SessionStore
-from agent_core.store.database import schema_state, upgrade_database
-from agent_core.store.migrate import alembic_head, known_revisions
-from agent_core.store.schema import HEAD_REVISION, VERSION_TABLE, head_revision
+from agent_core.store.database import (
+    HEAD_REVISION,
+    VERSION_TABLE,
+    alembic_head,
+    head_revision,
+    known_revisions,
+    schema_state,
+    upgrade_database,
+)
 from tests.postgres import execute
 from tests.store.helpers import every_event_type, persisted
 

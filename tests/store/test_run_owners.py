@@ -23,7 +23,7 @@ from agent_core.models.chat_model import Message, ModelRequest
 from agent_core.runtime.live_runs import FollowedRun
 from agent_core.runtime.session_runs import NothingToResume, resume_run, run_in_session
 from agent_core.store import SessionStore
-from agent_core.store.run_owners import HEARTBEAT_S, RunOwner, RunOwners, SessionBusy, replica_id, this_process
+from agent_core.store.runs import HEARTBEAT_S, RunOwner, RunOwners, SessionBusy, replica_id, this_process
 from agent_core.store.tables import RunOwnerRow
 from agent_core.testing import FunctionModel, Reply
 from tests.core.helpers import answer

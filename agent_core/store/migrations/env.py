@@ -1,4 +1,4 @@
-"""Alembic's entry point for Sparrow's migrations; run programmatically by ``agent_core.store.schema``.
+"""Alembic's entry point for Sparrow's migrations; run programmatically by ``agent_core.store.database``.
 
 The caller hands over a connection already inside a transaction that holds the migration lock
 (``config.attributes["connection"]``), so every revision of one upgrade commits, or none does.

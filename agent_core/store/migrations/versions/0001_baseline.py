@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from agent_core.store.memory_index import create_sqlite_fts
+from agent_core.store.memory import create_sqlite_fts
 
 revision: str = "0001_baseline"
 down_revision: str | None = None
