@@ -11,8 +11,16 @@ Typical use (the app and the CLI do this)::
     copy = import_session(store, data)                       # a new session, validated, all or nothing
 """
 
-from agent_core.store.access import LOCAL_ADMIN, Actor, ReadOnly
-from agent_core.store.database import SCHEMA_VERSION, SchemaVersionError, create_db_engine, database_url
+from agent_core.store.access import (
+    LOCAL_ADMIN,
+    Actor,
+    NotYours,
+    ReadOnly,
+    SessionNotFound,
+    SnapshotNotFound,
+    StoreAccess,
+)
+from agent_core.store.database import SchemaVersionError, create_db_engine, database_url
 from agent_core.store.files import (
     FORMAT,
     MAX_IMPORT_BYTES,
@@ -22,14 +30,7 @@ from agent_core.store.files import (
     export_session,
     import_session,
 )
-from agent_core.store.sessions import (
-    NotYours,
-    SessionNotFound,
-    SessionStore,
-    SnapshotNotFound,
-    StoreAccess,
-    record_events,
-)
+from agent_core.store.sessions import SessionStore, record_events
 from agent_core.store.shares import ShareGrant, ShareLinkInfo, ShareLinkInvalid
 from agent_core.store.tables import InterruptedRun, SessionConfig, SessionInfo, SnapshotInfo, title_from_question
 
@@ -37,7 +38,6 @@ __all__ = [
     "FORMAT",
     "LOCAL_ADMIN",
     "MAX_IMPORT_BYTES",
-    "SCHEMA_VERSION",
     "VERSION",
     "Actor",
     "InterruptedRun",

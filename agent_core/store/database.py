@@ -27,16 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from sqlalchemy import Connection, Engine, event, inspect, make_url, select, text
+from sqlalchemy import Connection, Engine, event, inspect, make_url, text
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
-from sqlmodel import col, create_engine
+from sqlmodel import create_engine
 
 from agent_core.env_settings import env_settings
 from agent_core.store.memory import create_sqlite_fts, has_fts
-from agent_core.store.tables import TABLES, MemoryRow, SchemaRow
+from agent_core.store.tables import TABLES, MemoryRow
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -334,19 +334,25 @@ def unavailable(exc: BaseException, what: str, waited: float) -> DatabaseUnavail
     return DatabaseUnavailable(f"the database could not record {what}{after}: {problem(exc)}")
 
 
-HEAD_REVISION = "0008_experiment_judge"
+HEAD_REVISION = "0009_baseline"
 """The newest revision in ``migrations/`` (a test holds it to Alembic's own head): a database at it opens without
 importing Alembic, which takes about half a second."""
+BASELINE = "0009_baseline"
+"""The revision that makes the whole schema of Sparrow 0.1.0 on an empty database."""
+OLD_HEAD = "0008_experiment_judge"
+"""The head of the pre-release revisions the baseline replaced: a database at it holds exactly the baseline's schema,
+so it is current as it is (``db upgrade``, or the next migration, records it under the baseline's name). Revision
+names sort in order, so one below it is an earlier pre-release revision, which this build cannot upgrade."""
 VERSION_TABLE = "sparrow_alembic_version"
 """Where Alembic records the revision (not ``alembic_version``, so another app's migrations may share the database)."""
-SCHEMA_VERSION = 1
-"""The number in ``sparrow_schema`` that builds from before migrations check; revisions track changes since."""
+BEFORE_MIGRATIONS = "sparrow_schema"
+"""The table that marked Sparrow's databases before there were migrations (pre-release builds only)."""
 LOCK_KEY = 0x5370_6172_726F_7731
 """The PostgreSQL advisory lock held while migrating ("Sparrow1")."""
 
 
 class SchemaVersionError(RuntimeError):
-    """The database was written by a newer Sparrow, or holds tables Sparrow did not create."""
+    """The database was written by a newer (or a pre-release) Sparrow, or holds tables Sparrow did not create."""
 
 
 @dataclass(frozen=True)
@@ -354,18 +360,23 @@ class SchemaState:
     """What a database holds of Sparrow's schema."""
 
     revision: str | None
-    """The Alembic revision it is at; None before any migration ran."""
-    legacy_version: int | None
-    """The ``sparrow_schema`` version (1 since the start of Sparrow); None on an empty database."""
+    """The Alembic revision it is at; None on a database no migration ran on."""
     foreign: tuple[str, ...] = ()
     """Tables with Sparrow's names in a database Sparrow never marked."""
     fts_missing: bool = False
     """SQLite only: ``memories`` exists but its full-text index was lost (it is rebuilt from the rows)."""
+    before_migrations: bool = False
+    """It has ``sparrow_schema`` but no revision: made by a pre-release build from before migrations."""
+
+    @property
+    def current(self) -> str | None:
+        """The revision under this build's name for it (the old head is the baseline)."""
+        return BASELINE if self.revision == OLD_HEAD else self.revision
 
     @property
     def at_head(self) -> bool:
         """True when no migration is due."""
-        return self.revision == head_revision() and not self.fts_missing
+        return self.current == head_revision() and not self.fts_missing
 
 
 def head_revision() -> str:
@@ -384,35 +395,33 @@ def read_state(conn: Connection) -> SchemaState:
     revision = (
         conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar() if VERSION_TABLE in names else None
     )
-    legacy = None
-    if SchemaRow.__tablename__ in names:
-        legacy = conn.execute(select(col(SchemaRow.version)).where(col(SchemaRow.id) == 1)).scalar()
-        if legacy is None:
-            raise SchemaVersionError("the database has a sparrow_schema table without a version row")
-    marked = revision is not None or legacy is not None
+    before_migrations = revision is None and BEFORE_MIGRATIONS in names
+    marked = revision is not None or before_migrations
     foreign = () if marked else tuple(sorted(names & {t.name for t in TABLES}))
     fts_missing = conn.dialect.name == "sqlite" and MemoryRow.__tablename__ in names and not has_fts(conn)
-    return SchemaState(revision, None if legacy is None else int(legacy), foreign, fts_missing)
+    return SchemaState(revision, foreign, fts_missing, before_migrations)
 
 
 def check(state: SchemaState, url: URL) -> None:
-    """Refuse a database written by a newer Sparrow, or one whose tables Sparrow did not create."""
+    """Refuse a database written by a newer or a pre-release Sparrow, or one whose tables Sparrow did not create."""
     where = url.render_as_string(hide_password=True)
     if state.foreign:
         raise SchemaVersionError(
             f"the database already has table(s) {', '.join(state.foreign)} that Sparrow did not create; "
             "set DATABASE_URL to another database"
         )
-    if state.revision not in (None, HEAD_REVISION) and state.revision not in known_revisions():
+    revision = state.revision
+    if state.before_migrations or (revision is not None and revision < OLD_HEAD):
+        made = f"schema revision {revision}" if revision else "before migrations"
         raise SchemaVersionError(
-            f"the database {where} was written by a newer Sparrow (schema revision {state.revision}); this build "
-            f"reads schema revisions up to {head_revision()}. Upgrade Sparrow, or set DATABASE_URL to another database."
-        )
-    if state.legacy_version is not None and state.legacy_version > SCHEMA_VERSION:
-        raise SchemaVersionError(
-            f"the database {where} was written by a newer Sparrow (schema version {state.legacy_version}); "
-            f"this build reads schema version {SCHEMA_VERSION}. Upgrade Sparrow, or set DATABASE_URL to "
+            f"the database {where} was made by a pre-release Sparrow ({made}), which this build cannot upgrade: "
+            f"open it once with a Sparrow from before 0.1.0 (it upgrades it to {OLD_HEAD}), or set DATABASE_URL to "
             "another database."
+        )
+    if state.current not in (None, HEAD_REVISION) and revision not in known_revisions():
+        raise SchemaVersionError(
+            f"the database {where} was written by a newer Sparrow (schema revision {revision}); this build "
+            f"reads schema revisions up to {head_revision()}. Upgrade Sparrow, or set DATABASE_URL to another database."
         )
 
 
@@ -426,13 +435,18 @@ def ensure_schema(engine: Engine, locked: Engine) -> None:
 
 
 def upgrade(locked: Engine) -> tuple[SchemaState, str]:
-    """Upgrade to the head revision under the migration lock, in one transaction; (state before, head)."""
+    """Upgrade to the head revision under the migration lock, in one transaction; (state before, head).
+
+    A database at the old head is first recorded under the baseline's name: its schema is the baseline's already.
+    """
     with locked.begin() as conn:
         if conn.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": LOCK_KEY})
         before = read_state(conn)  # again: another process may have migrated while this one waited
         check(before, locked.url)
-        if before.revision != head_revision():
+        if before.revision == OLD_HEAD:
+            conn.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = :baseline"), {"baseline": BASELINE})
+        if before.current != head_revision():
             upgrade_to_head(conn)
         if before.fts_missing:
             create_sqlite_fts(conn)

@@ -223,16 +223,6 @@ class SnapshotRecord(Configured, SnapshotPoint, Identified):
 # ── tables ──────────────────────────────────────────────────────────────────────────────────────
 
 
-class SchemaRow(SQLModel, table=True):
-    """The one row that records which schema version wrote this database."""
-
-    __tablename__ = "sparrow_schema"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
-
-    id: int = Field(default=1, primary_key=True)
-    version: int
-    """Bumped on every incompatible change; a newer version than this build knows is refused."""
-
-
 class SessionRow(Imported, Owned, SessionLineage, Configured, SessionSeq, SessionHead, Identified, table=True):
     """A conversation: its title, configuration (never a secret) and where it was forked from."""
 
@@ -344,7 +334,6 @@ def table_of(row: type[SQLModel]) -> Table:
 
 
 TABLES = [
-    table_of(SchemaRow),
     table_of(SessionRow),
     table_of(EventRow),
     table_of(SnapshotRow),
@@ -353,7 +342,7 @@ TABLES = [
     table_of(RunRow),
     table_of(ShareLinkRow),
 ]
-"""Sparrow's tables, in creation order (the schema version governs exactly these)."""
+"""The store's tables (the experiments add theirs): a database holding one of these names must be Sparrow's."""
 
 
 FROZEN: Any = ConfigDict(frozen=True)  # Any: model_config is typed as SQLModelConfig, which sqlmodel does not export

@@ -8,8 +8,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 import agent_core.store.tables  # noqa: F401  (registers the tables on SQLModel.metadata for autogenerate)
-
-VERSION_TABLE = "sparrow_alembic_version"
+from agent_core.store.database import VERSION_TABLE
 
 connection = context.config.attributes.get("connection")
 if connection is None:
