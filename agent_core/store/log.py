@@ -22,7 +22,7 @@ from pydantic import TypeAdapter
 from sqlalchemy import Connection, bindparam, literal
 from sqlmodel import col, func, insert, select, update
 
-from agent_core.events import EVENT_TYPES, Event, EventFormatError, RunStarted, event_from_dict, without_unset
+from agent_core.events import EVENT_TYPES, Event, EventFormatError, RunStarted, event_from_dict
 from agent_core.guards import json_limits
 from agent_core.store.access import HIDDEN_IDENTITY, NotYours, StoreAccess
 from agent_core.store.tables import EventRow, RunRow, SessionRow, StoredEvent, table_of, title_from_question
@@ -158,9 +158,7 @@ def _fields_of(value: Any) -> dict[str, Any]:
     fields = getattr(value, "__dict__", None)
     if fields is None:
         fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    if isinstance(value, Event):
-        return without_unset({"type": value.type, **fields}, type(value))
-    return without_unset(dict(fields), type(value))  # a Usage's cached/reasoning tokens only when set
+    return {"type": value.type, **fields} if isinstance(value, Event) else fields  # the tag is a class attribute
 
 
 def decode(kind: str, payload: str | bytes) -> Event:
