@@ -42,6 +42,9 @@ if TYPE_CHECKING:
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
 DEFAULT_DB_FILE = "sparrow.db"
 BUSY_TIMEOUT_S = 15.0
 """How long a connection waits for another writer before giving up."""
@@ -178,6 +181,9 @@ def _on_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
+# ── an in-memory database: one connection, one thread at a time ───────────────────────────────────
+
+
 class OneConnectionPool(StaticPool):
     """``StaticPool`` whose connection one thread holds at a time; others wait up to ``timeout`` seconds
     (``create_engine(..., pool_timeout=...)``)."""
@@ -225,6 +231,9 @@ class OneConnectionPool(StaticPool):
                 self._turn.notify_all()
 
 
+# ── text PostgreSQL can store ─────────────────────────────────────────────────────────────────────
+
+
 class NotStorable(ValueError):
     """A value the database cannot store; the message says which and why."""
 
@@ -262,11 +271,9 @@ def _strings(parameters: Any) -> Iterable[str]:
                 yield value
 
 
-log = logging.getLogger(__name__)
-T = TypeVar("T")
+# ── outages: waited out, or one sentence ──────────────────────────────────────────────────────────
 
-DEFAULT_RETRY_S = 30.0
-"""How long a run waits, in all, for a database that fails its writes, unless ``SPARROW_DB_RETRY_S`` says."""
+
 FIRST_PAUSE_S = 0.1
 MAX_PAUSE_S = 2.0
 _FOR_GOOD = ("readonly", "read-only", "read only", "disk is full", "no space left")
@@ -275,11 +282,6 @@ _FOR_GOOD = ("readonly", "read-only", "read only", "disk is full", "no space lef
 
 class DatabaseUnavailable(RuntimeError):
     """The database could not be written for long enough that the run stopped; the message says why, in one line."""
-
-
-def retry_budget() -> float:
-    """Seconds to keep retrying a failed write (``SPARROW_DB_RETRY_S``, default 30)."""
-    return env_settings().sparrow_db_retry_s
 
 
 def transient(exc: BaseException) -> bool:
@@ -299,8 +301,9 @@ def problem(exc: BaseException) -> str:
 
 
 def with_retry(write: Callable[[], T], what: str, *, budget: float | None = None) -> T:
-    """``write()``, repeated with backoff while the database fails transiently, at most ``budget`` seconds."""
-    budget = retry_budget() if budget is None else budget
+    """``write()``, repeated with backoff while the database fails transiently, at most ``budget`` seconds in all
+    (``SPARROW_DB_RETRY_S``, 30 by default); past it, or at once for a lasting failure, DatabaseUnavailable."""
+    budget = env_settings().sparrow_db_retry_s if budget is None else budget
     started, pause = time.monotonic(), FIRST_PAUSE_S
     while True:
         try:
@@ -308,7 +311,8 @@ def with_retry(write: Callable[[], T], what: str, *, budget: float | None = None
         except (OperationalError, DBAPIError) as exc:
             waited = time.monotonic() - started
             if not transient(exc) or waited + pause > budget:
-                raise unavailable(exc, what, waited) from None
+                after = f" (retried for {waited:.0f} s)" if waited >= 1 else ""
+                raise DatabaseUnavailable(f"the database could not record {what}{after}: {problem(exc)}") from None
             log.warning("database write failed (%s); retrying in %.1f s", problem(exc), pause)
             time.sleep(pause)
             pause = min(pause * 2, MAX_PAUSE_S)
@@ -328,10 +332,7 @@ def read_only_refusal(context: Any) -> DatabaseUnavailable | None:
     return DatabaseUnavailable(f"the database is read-only, so nothing can be recorded: {words}")
 
 
-def unavailable(exc: BaseException, what: str, waited: float) -> DatabaseUnavailable:
-    """The one-sentence error for a write that could not be made."""
-    after = f" (retried for {waited:.0f} s)" if waited >= 1 else ""
-    return DatabaseUnavailable(f"the database could not record {what}{after}: {problem(exc)}")
+# ── the schema and its migrations ─────────────────────────────────────────────────────────────────
 
 
 HEAD_REVISION = "0009_baseline"

@@ -278,6 +278,9 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+# ── the JSON Schema ───────────────────────────────────────────────────────────────────────────────
+
+
 SCHEMA_ID = f"https://sparrow.invalid/schemas/{FORMAT}.v{VERSION}.json"
 """A stable identifier for the schema (not fetched from anywhere)."""
 

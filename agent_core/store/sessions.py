@@ -224,6 +224,9 @@ def adopt_datasets(db: Session, old: str, new: str) -> int:
     return adopted
 
 
+# ── snapshots and forks ───────────────────────────────────────────────────────────────────────────
+
+
 @dataclass(frozen=True)
 class Snapshots:
     """Saving, listing, previewing, deleting and forking snapshots."""
@@ -319,6 +322,9 @@ def _fork_title(snapshot: SnapshotRow) -> str:
     return f"{snapshot.title or UNTITLED} ({snapshot.name})"[:TITLE_MAX_CHARS]
 
 
+# ── whole sessions in and out ─────────────────────────────────────────────────────────────────────
+
+
 @dataclass(frozen=True)
 class Dumps:
     """Reading and writing a whole session: metadata, events and snapshots."""
@@ -387,6 +393,9 @@ class Dumps:
         ]
 
 
+# ── a list of sessions told apart ─────────────────────────────────────────────────────────────────
+
+
 _KINDS = ("run_started", "run_finished")
 
 
@@ -418,6 +427,9 @@ def session_digests(engine: Engine, session_ids: Sequence[str]) -> dict[str, Ses
             else:
                 digest.status = data.get("status")
     return digests
+
+
+# ── the recorder: a run's events saved as they happen ─────────────────────────────────────────────
 
 
 WAITS_AFTER = frozenset({"step_started", "tool_started", "approval_requested", "run_finished"})

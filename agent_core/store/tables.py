@@ -38,6 +38,9 @@ _MARKUP = re.compile(r"^(?:[#>*\-+`~]+|\d+[.)])\s*")
 _CLOSING = " \t,;:-–—([{/\\"
 
 
+# ── titles and configuration ──────────────────────────────────────────────────────────────────────
+
+
 def title_from_question(question: str, max_width: int = 60) -> str:
     """A one-line title: the first non-empty line of ``question``, cut at a word near ``max_width`` columns."""
     line = next((ln for ln in question.splitlines() if ln.strip(" \t`~")), "")
@@ -343,6 +346,9 @@ TABLES = [
     table_of(ShareLinkRow),
 ]
 """The store's tables (the experiments add theirs): a database holding one of these names must be Sparrow's."""
+
+
+# ── records: what the store returns, never ORM rows ───────────────────────────────────────────────
 
 
 FROZEN: Any = ConfigDict(frozen=True)  # Any: model_config is typed as SQLModelConfig, which sqlmodel does not export
