@@ -175,7 +175,7 @@ class StoreAccess:
     """The same engine's connections, each taking the write lock as its transaction begins."""
     redact: Redactor
     actor: Actor = LOCAL_ADMIN
-    """Who the calls are made for (see ``access``)."""
+    """Who the calls are made for (see ``Actor``)."""
 
     @classmethod
     def over(cls, engine: Engine, *, secrets: Iterable[str | None] = ()) -> StoreAccess:

@@ -263,33 +263,15 @@ class RunOwners:
             return conn.execute(statement.values(cancel_requested=True)).rowcount == 1
 
 
-class Heartbeat:
-    """Keeps a claim alive and cancels the run when a cancel request (or a takeover) is seen.
-
-    The beating is shared: one thread per process and database beats every claim in one statement (``Beater``).
-    """
-
-    def __init__(self, owners: RunOwners, claim: RunOwner, cancel: CancelToken) -> None:
-        self._beater = beater(owners.engine, lambda: HEARTBEAT_S, time.time)
-        self._key, self._cancel = (claim.session_id, claim.run_id, claim.owner), cancel
-
-    def start(self) -> Heartbeat:
-        """Start beating."""
-        self._beater.add(self._key, self._cancel)
-        return self
-
-    def stop(self) -> None:
-        """Stop beating (the caller then releases the claim)."""
-        self._beater.remove(self._key)
-
-
 def owned(owners: RunOwners, claim: RunOwner, cancel: CancelToken, events: Iterator[Event]) -> Iterator[Event]:
-    """Yield ``events`` while heartbeating ``claim`` (honouring cancel requests); release it at the end."""
-    heartbeat = Heartbeat(owners, claim, cancel).start()
+    """Yield ``events`` while heartbeating ``claim`` (a cancel request, or a takeover, cancels the run); release it
+    at the end. The beating is shared: one thread per process and database beats every claim in one statement."""
+    key, beats = (claim.session_id, claim.run_id, claim.owner), beater(owners.engine, lambda: HEARTBEAT_S, time.time)
+    beats.add(key, cancel)
     try:
         yield from events
     finally:
-        heartbeat.stop()
+        beats.remove(key)
         try:
             owners.release(claim)
         except Exception as exc:  # the run is over either way: release it once the database is back

@@ -87,7 +87,7 @@ class SessionStore:
 
     @property
     def actor(self) -> Actor:
-        """Who the calls are made for (see ``access``)."""
+        """Who the calls are made for (see ``access.Actor``)."""
         return self.access.actor
 
     def acting_as(self, actor: Actor) -> SessionStore:
