@@ -35,12 +35,11 @@ from sqlmodel import Session
 from agent_core.engine.agent import Agent
 from agent_core.events import Event, ModelDelta, ModelFinished, RunFinished, RunStarted, StepStarted, Usage
 from agent_core.experiments import DatasetItem, ExperimentRunner, RunConfig, create_dataset, create_experiment
-from agent_core.experiments.comparison import changes
-from agent_core.experiments.experiment_records import get_experiment, outcome, set_status
-from agent_core.experiments.experiment_results import config_summaries, unit_results
-from agent_core.experiments.experiment_tables import ResultRow
-from agent_core.experiments.run_configs import agent_for, openai_model, tools_for
-from agent_core.experiments.scores import Score
+from agent_core.experiments.configs import agent_for, openai_model, tools_for
+from agent_core.experiments.records import get_experiment, outcome, set_status
+from agent_core.experiments.results import changes, config_summaries, unit_results
+from agent_core.experiments.scoring import Score
+from agent_core.experiments.tables import ResultRow
 from agent_core.models.chat_model import Message, ModelRequest
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore

@@ -23,8 +23,8 @@ from typing import Any
 from agent_core import Agent
 from agent_core.testing import ScriptedModel
 from agent_core.tools import calculator
-from agent_core.trace_export.live_export import close_all, live_export
-from agent_core.trace_export.otlp_env import CAPTURE_CONTENT_ENV
+from agent_core.trace_export.otlp import CAPTURE_CONTENT_ENV
+from agent_core.trace_export.sending import close_all, live_export
 
 STEP = 'Thought: add one more\nAction: calculator\nAction Input: {"expression": "40 + 2"}'
 

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from agent_core.experiments.comparison import changes
 from agent_core.experiments.datasets import list_datasets
-from agent_core.experiments.example_experiments import ensure_example, is_example
-from agent_core.experiments.experiment_exports import to_csv, to_json, to_junit
-from agent_core.experiments.experiment_html import experiment_html
-from agent_core.experiments.experiment_records import ExperimentNotFound, get_experiment, list_experiments
-from agent_core.experiments.experiment_results import config_summaries, unit_results
+from agent_core.experiments.example import ensure_example, is_example
+from agent_core.experiments.records import ExperimentNotFound, get_experiment, list_experiments
+from agent_core.experiments.report import experiment_html, to_csv, to_json, to_junit
+from agent_core.experiments.results import changes, config_summaries, unit_results
 from agent_core.formatting import format_timestamp
-from agent_core.trace_export.html_strings import ReportLang
+from agent_core.trace_export.html import ReportLang
 from sparrow_ui.access.auth import read_only
 from sparrow_ui.panels import experiment_charts, experiment_run
 from sparrow_ui.panels import experiment_views as experiment_tables

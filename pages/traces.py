@@ -5,8 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.store import SessionNotFound
-from agent_core.views.time_split import time_split
-from agent_core.views.timeline import turn_timeline
+from agent_core.views.timeline import time_split, turn_timeline
 from sparrow_ui.access.auth import read_only
 from sparrow_ui.chat import example_sessions as examples
 from sparrow_ui.chat.add_to_dataset import add_to_dataset_button

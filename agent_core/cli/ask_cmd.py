@@ -26,7 +26,7 @@ from agent_core.guards.limits import CancelToken
 from agent_core.longterm.memory import MemoryStore
 from agent_core.longterm.tools import connect_memory
 from agent_core.runtime.session_runs import config_from_agent, load_memory, run_in_session
-from agent_core.trace_export.live_export import live_export
+from agent_core.trace_export.sending import live_export
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -23,15 +23,12 @@ from agent_core.experiments import (
     read_dataset_file,
     to_jsonl,
 )
-from agent_core.experiments.comparison import Change, changes
-from agent_core.experiments.experiment_exports import to_json
-from agent_core.experiments.experiment_html import experiment_html
-from agent_core.experiments.experiment_records import ExperimentInfo, list_experiments
-from agent_core.experiments.experiment_report import changes_text, judge_text, summary_table, table
-from agent_core.experiments.experiment_results import ConfigSummary, UnitResult, config_summaries, unit_results
+from agent_core.experiments.records import ExperimentInfo, list_experiments
+from agent_core.experiments.report import changes_text, experiment_html, judge_text, summary_table, table, to_json
+from agent_core.experiments.results import Change, ConfigSummary, UnitResult, changes, config_summaries, unit_results
 from agent_core.formatting import format_timestamp
 from agent_core.store import SessionStore
-from agent_core.views.languages import LANGS
+from agent_core.views import LANGS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -35,15 +35,12 @@ from agent_core.experiments import (
     create_experiment,
     get_experiment,
 )
-from agent_core.experiments.comparison import Change, changes
-from agent_core.experiments.experiment_exports import to_json, to_junit
-from agent_core.experiments.experiment_progress import Progress
-from agent_core.experiments.experiment_records import ExperimentInfo
-from agent_core.experiments.experiment_report import changes_text, summary_table
-from agent_core.experiments.experiment_results import config_summaries, unit_results
-from agent_core.experiments.job_queue import QUEUE_NAME, QueueError, enqueue_experiment
-from agent_core.experiments.run_configs import ConfigFileError, check_config, read_configs
-from agent_core.experiments.scorer_registry import load_scorers
+from agent_core.experiments.configs import ConfigFileError, check_config, read_configs
+from agent_core.experiments.records import ExperimentInfo
+from agent_core.experiments.report import changes_text, summary_table, to_json, to_junit
+from agent_core.experiments.results import Change, changes, config_summaries, unit_results
+from agent_core.experiments.runner import QUEUE_NAME, Progress, QueueError, enqueue_experiment
+from agent_core.experiments.scoring import load_scorers
 from agent_core.guards.limits import CancelToken
 from agent_core.models.openai_compat import DEFAULT_MODEL
 from agent_core.store import SessionStore

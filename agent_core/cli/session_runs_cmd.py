@@ -37,7 +37,7 @@ from agent_core.trace_export import (
     otlp_endpoint,
     send_otlp,
 )
-from agent_core.trace_export.live_export import live_export
+from agent_core.trace_export.sending import live_export
 from agent_core.views.metrics import session_metrics
 
 

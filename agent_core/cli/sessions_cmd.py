@@ -32,7 +32,7 @@ from agent_core.store import (
     export_session,
     import_session,
 )
-from agent_core.views.languages import LANGS
+from agent_core.views import LANGS
 
 RUNS = "agent_core.cli.session_runs_cmd"
 TRACE_FORMATS = ("jsonl", "otel", "md", "html")

@@ -25,7 +25,7 @@ from agent_core.events import (
     ToolStarted,
 )
 from agent_core.formatting import format_duration, plural
-from agent_core.views.repeats import answer_request_line, repeat_line
+from agent_core.views.metrics import answer_request_line, repeat_line
 
 
 class TextOut(Protocol):

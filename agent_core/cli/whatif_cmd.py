@@ -24,9 +24,9 @@ from agent_core.longterm.tools import connect_memory
 from agent_core.runtime.fork import StepEdit, fork_run
 from agent_core.runtime.resample import outcome, resample_step, spread
 from agent_core.store import SessionStore
+from agent_core.views.compare import Comparison, compare_turns
 from agent_core.views.metrics import turn_metrics
 from agent_core.views.transcript import Transcript
-from agent_core.views.turn_compare import Comparison, compare_turns
 from agent_core.views.turns import TurnView
 
 

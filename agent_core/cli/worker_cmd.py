@@ -13,9 +13,8 @@ from collections.abc import Callable
 
 from agent_core.cli.common import EXIT_CANCELLED, EXIT_OK, CliError, subcommand
 from agent_core.experiments.datasets import get_dataset
-from agent_core.experiments.experiment_progress import Progress
-from agent_core.experiments.experiment_records import ExperimentInfo, get_experiment
-from agent_core.experiments.job_queue import QueueError, run_worker
+from agent_core.experiments.records import ExperimentInfo, get_experiment
+from agent_core.experiments.runner import Progress, QueueError, run_worker
 from agent_core.store import SessionStore
 from agent_core.store.database import database_url
 

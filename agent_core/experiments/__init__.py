@@ -1,13 +1,15 @@
 """Experiments: run a dataset through the agent across configurations, score every answer, see what got worse.
-
 Every item is an ordinary recorded run in a session of its own, linked to (experiment, item, configuration,
 repeat); the experiment tables hold only the dataset, the configurations and the scores. See
 docs/experiments.md for the dataset format and the ``eval`` commands.
 """
 
-from agent_core.experiments.dataset_files import DatasetFileError, parse_dataset, read_dataset_file, to_jsonl
+from agent_core.experiments.configs import ConfigFileError, RunConfig
 from agent_core.experiments.datasets import (
+    Check,
+    DatasetFileError,
     DatasetInfo,
+    DatasetItem,
     DatasetNotFound,
     add_items,
     create_dataset,
@@ -16,18 +18,18 @@ from agent_core.experiments.datasets import (
     import_dataset,
     item_from_turn,
     list_datasets,
+    parse_dataset,
+    read_dataset_file,
+    to_jsonl,
 )
-from agent_core.experiments.experiment_records import (
+from agent_core.experiments.records import (
     ExperimentInfo,
     ExperimentNotFound,
     create_experiment,
     get_experiment,
 )
-from agent_core.experiments.experiment_runner import ExperimentRunner
-from agent_core.experiments.items import Check, DatasetItem
-from agent_core.experiments.run_configs import ConfigFileError, RunConfig
-from agent_core.experiments.scorer_registry import scorer
-from agent_core.experiments.scores import Score, ScoringContext
+from agent_core.experiments.runner import ExperimentRunner
+from agent_core.experiments.scoring import Score, ScoringContext, scorer
 
 __all__ = [
     "Check",

@@ -2,7 +2,7 @@
 
 The fork holds the session's events from before that turn (so the agent remembers the same earlier turns),
 records ``parent_id`` = the original, and leaves the original untouched. The compare view then puts the
-two turns side by side (:mod:`agent_core.views.turn_compare`).
+two turns side by side (:mod:`agent_core.views.compare`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Trace export: the event log as JSON Lines, OpenTelemetry spans (OTLP/JSON, or sent to an endpoint), Markdown,
-a self-contained HTML report.
-
-Every exporter takes a list of events, which may hold several runs (a whole session).
-"""
+a self-contained HTML report. Every exporter takes a list of events, which may hold several runs (a whole session),
+and may name who started each run; ``export_trace`` is the one door of ``sessions export-trace``."""
 
 from __future__ import annotations
 
@@ -10,20 +8,12 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from agent_core.events import Event
-from agent_core.trace_export.attribution import Starters, jsonl_with_starters, markdown_with_starters
 from agent_core.trace_export.html import to_html
-from agent_core.trace_export.jsonl import event_line, read_jsonl, to_jsonl, write_jsonl
+from agent_core.trace_export.jsonl import Starters, event_line, read_jsonl, to_jsonl, write_jsonl
 from agent_core.trace_export.markdown import ReportLimits, to_markdown
 from agent_core.trace_export.otel import SpanData, build_spans, provider_for
-from agent_core.trace_export.otlp import (
-    OtelExportError,
-    OtelUnavailable,
-    otel_sdk_available,
-    otlp_endpoint,
-    otlp_request,
-    to_otlp_json,
-)
-from agent_core.trace_export.resend import send_otlp, send_spans
+from agent_core.trace_export.otlp import otlp_endpoint, otlp_request, to_otlp_json
+from agent_core.trace_export.sending import OtelExportError, OtelUnavailable, otel_sdk_available, send_otlp, send_spans
 
 ExportFormat = Literal["jsonl", "otel", "md", "html"]
 FORMATS: tuple[ExportFormat, ...] = ("jsonl", "otel", "md", "html")
@@ -43,11 +33,11 @@ def export_trace(
     if fmt == "jsonl":
         if options:
             raise TypeError(f"the jsonl format takes no options, got {sorted(options)}")
-        return jsonl_with_starters(to_jsonl(events), starters)
+        return to_jsonl(events, starters)
     if fmt == "otel":
         return to_otlp_json(events, starters=starters, **options)
     if fmt == "md":
-        return markdown_with_starters(to_markdown(events, **options), starters)
+        return to_markdown(events, starters=starters, **options)
     if fmt == "html":
         return to_html(events, starters=starters, **options)
     raise ValueError(f"unknown trace format {fmt!r}; expected one of: {', '.join(FORMATS)}")

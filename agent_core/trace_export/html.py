@@ -1,11 +1,11 @@
-"""A self-contained HTML report of a session: one file that opens offline in any browser and can be mailed.
-
-Built on the one fold of events (``Transcript``), the metrics and the timeline, like every other view:
-the conversation, then per turn its metrics, tool summary, time waterfall (inline SVG), every step as an
-expandable ``<details>`` (thought, action, arguments, observation, errors, tokens, latency, cost) and the
-model, protocol and settings used. It loads nothing: no script at all, inline styles only, and a
-Content-Security-Policy that forbids any request. Every text from the log is untrusted (model replies,
-tool outputs, questions, names): secrets are masked (``output_check.mask_secrets``) and it is escaped.
+"""A self-contained HTML report of a session: one file that opens offline in any browser and can be mailed, in English
+or Chinese (``--lang en|zh``). Built on the one fold of events (``Transcript``), the metrics and the timeline, like
+every other view: the conversation, then per turn its metrics, tool summary, time waterfall (inline SVG, one bar per
+model or tool call), every step as an expandable ``<details>`` (thought, action, arguments, observation, errors,
+tokens, latency, cost) and the model, protocol and settings used. It loads nothing: no script at all, inline styles
+only, and a Content-Security-Policy that forbids any request. Every text from the log is untrusted (model replies,
+tool outputs, questions, names): secrets are masked (``output_check.mask_secrets``) and it is escaped
+(``safe_text``). The experiment report (``experiments.report``) is built in the same page.
 """
 
 from __future__ import annotations
@@ -20,10 +20,9 @@ from agent_core.events import Event, Usage
 from agent_core.formatting import clip, format_cost, format_duration, format_tokens, format_usage
 from agent_core.guards.output_check import mask_secrets
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
-from agent_core.trace_export.html_strings import ReportLang, words
-from agent_core.trace_export.html_svg import waterfall_svg
+from agent_core.views import LANGS, ReportLang
 from agent_core.views.metrics import RunMetrics, SessionMetrics, ToolStats, runs_metrics
-from agent_core.views.timeline import turn_timeline
+from agent_core.views.timeline import Timeline, TimelineRow, turn_timeline
 from agent_core.views.transcript import Transcript
 from agent_core.views.turns import ActionView, StepView, TurnView
 
@@ -66,12 +65,12 @@ def to_html(
     runs = transcript.runs
     session = runs_metrics(runs, prices=prices)
     parts = [
-        f"<h1>{_text(title)}</h1>",
-        f'<p class="mute">{_text(w["generated"].format(turns=len(runs), events=transcript.events_seen))} · '
-        f"{_text(w['offline'])} {_text(w['masked'])}</p>",
+        f"<h1>{safe_text(title)}</h1>",
+        f'<p class="mute">{safe_text(w["generated"].format(turns=len(runs), events=transcript.events_seen))} · '
+        f"{safe_text(w['offline'])} {safe_text(w['masked'])}</p>",
     ]
     if not runs:
-        parts.append(f"<p>{_text(w['no_runs'])}</p>")
+        parts.append(f"<p>{safe_text(w['no_runs'])}</p>")
     else:
         parts.append(_conversation(runs, w))
         parts += [_session_totals(session, w)] if len(runs) > 1 else []
@@ -80,34 +79,35 @@ def to_html(
             _turn(n, run, m, w, who.get(run.run_id))
             for n, (run, m) in enumerate(zip(runs, session.runs, strict=True), start=1)
         ]
-    return _page(title, lang, "\n".join(parts))
+    return page(title, lang, "\n".join(parts))
 
 
-def _page(title: str, lang: str, body: str) -> str:
+def page(title: str, lang: str, body: str, *, extra_style: str = "") -> str:
+    """A self-contained HTML document around ``body``: the report's style (and ``extra_style``), nothing fetched."""
     return (
         f'<!DOCTYPE html>\n<html lang="{"zh-CN" if lang == "zh" else "en"}">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f'<meta name="referrer" content="no-referrer">\n<title>{_text(title)}</title>\n<style>{STYLE}</style>\n'
-        f"</head>\n<body>\n{body}\n</body>\n</html>\n"
+        f'<meta name="referrer" content="no-referrer">\n<title>{safe_text(title)}</title>\n'
+        f"<style>{STYLE}{extra_style}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )
 
 
-def _text(value: Any) -> str:
+def safe_text(value: Any) -> str:
     """Untrusted text made safe for HTML: secrets masked, then every markup character escaped."""
     return escape(mask_secrets(str(value)), quote=True)
 
 
 def _rich(value: str) -> str:
-    """Like ``_text``, and ``**bold**`` shown bold (applied after escaping, so it cannot make markup)."""
-    return _BOLD.sub(r"<strong>\1</strong>", _text(value))
+    """Like ``safe_text``, and ``**bold**`` shown bold (applied after escaping, so it cannot make markup)."""
+    return _BOLD.sub(r"<strong>\1</strong>", safe_text(value))
 
 
 def _conversation(runs: list[TurnView], w: dict[str, str]) -> str:
-    items = [f"<h2>{_text(w['conversation'])}</h2>"]
+    items = [f"<h2>{safe_text(w['conversation'])}</h2>"]
     for number, run in enumerate(runs, start=1):
-        items.append(f'<p class="label"><a href="#turn-{number}">{_text(w["turn"].format(n=number))}</a></p>')
-        items.append(f'<div class="bubble q">{_text(run.question)}</div>')
+        items.append(f'<p class="label"><a href="#turn-{number}">{safe_text(w["turn"].format(n=number))}</a></p>')
+        items.append(f'<div class="bubble q">{safe_text(run.question)}</div>')
         items.append(_answer(run, w))
     return "\n".join(items)
 
@@ -117,13 +117,14 @@ def _answer(run: TurnView, w: dict[str, str]) -> str:
         return f'<div class="bubble a" data-answer>{_rich(run.answer)}</div>'
     status = run.status or w["unfinished"]
     reason = f": {run.error}" if run.error else ""
-    return f'<div class="bubble a err">{_text(w["no_answer"].format(status=status) + reason)}</div>'
+    return f'<div class="bubble a err">{safe_text(w["no_answer"].format(status=status) + reason)}</div>'
 
 
 def _cells(rows: list[tuple[str, str, str]]) -> str:
     """A two-column table of (key for tests, label, value)."""
     body = "".join(
-        f'<tr><th>{_text(label)}</th><td data-metric="{key}">{_text(value)}</td></tr>' for key, label, value in rows
+        f'<tr><th>{safe_text(label)}</th><td data-metric="{key}">{safe_text(value)}</td></tr>'
+        for key, label, value in rows
     )
     return f'<table class="kv">{body}</table>'
 
@@ -150,7 +151,7 @@ def _tokens(usage: Usage, w: dict[str, str]) -> str:
 
 
 def _session_totals(session: SessionMetrics, w: dict[str, str]) -> str:
-    return f"<h2>{_text(w['session'])}</h2><div data-session>{_cells(_figures(session, w))}</div>"
+    return f"<h2>{safe_text(w['session'])}</h2><div data-session>{_cells(_figures(session, w))}</div>"
 
 
 def _turn(number: int, run: TurnView, m: RunMetrics, w: dict[str, str], started_by: str | None) -> str:
@@ -162,18 +163,18 @@ def _turn(number: int, run: TurnView, m: RunMetrics, w: dict[str, str], started_
     steps = [_step(step, m.prices, w) for step in run.numbered_steps]
     return "\n".join(
         [
-            f'<section class="turn" id="turn-{number}" data-run="{_text(run.run_id)}">',
-            f"<h2>{_text(heading)}</h2>",
-            f'<div class="bubble q">{_text(run.question)}</div>',
-            f'<p class="mute">{_text(" · ".join(x for x in (m.model, run.protocol, status, by) if x))}</p>',
-            f"<h3>{_text(w['metrics'])}</h3>",
+            f'<section class="turn" id="turn-{number}" data-run="{safe_text(run.run_id)}">',
+            f"<h2>{safe_text(heading)}</h2>",
+            f'<div class="bubble q">{safe_text(run.question)}</div>',
+            f'<p class="mute">{safe_text(" · ".join(x for x in (m.model, run.protocol, status, by) if x))}</p>',
+            f"<h3>{safe_text(w['metrics'])}</h3>",
             _cells([("status", w["status"], status), *_figures(m, w)]),
             _tool_table(m.tools, w),
-            f"<h3>{_text(w['waterfall'])}</h3>",
+            f"<h3>{safe_text(w['waterfall'])}</h3>",
             waterfall_svg(turn_timeline(run), w),
-            f"<h3>{_text(w['steps'])}</h3>",
+            f"<h3>{safe_text(w['steps'])}</h3>",
             *steps,
-            f"<h3>{_text(w['answer'])}</h3>",
+            f"<h3>{safe_text(w['answer'])}</h3>",
             _answer(run, w),
             _setup(run, w),
             "</section>",
@@ -184,19 +185,19 @@ def _turn(number: int, run: TurnView, m: RunMetrics, w: dict[str, str], started_
 def _tool_table(tools: tuple[ToolStats, ...], w: dict[str, str]) -> str:
     if not tools:
         return ""
-    head = "".join(f"<th>{_text(w[k])}</th>" for k in ("tool", "calls", "ok", "errors", "mean", "max"))
+    head = "".join(f"<th>{safe_text(w[k])}</th>" for k in ("tool", "calls", "ok", "errors", "mean", "max"))
     rows = "".join(
-        f"<tr><td>{_text(t.tool)}</td><td class=n>{t.calls}</td><td class=n>{t.ok}</td><td class=n>{t.errors}</td>"
+        f"<tr><td>{safe_text(t.tool)}</td><td class=n>{t.calls}</td><td class=n>{t.ok}</td><td class=n>{t.errors}</td>"
         f"<td class=n>{format_duration(t.mean_ms)}</td><td class=n>{format_duration(t.max_ms)}</td></tr>"
         for t in tools
     )
-    return f'<h3>{_text(w["tool_summary"])}</h3><table class="tools"><tr>{head}</tr>{rows}</table>'
+    return f'<h3>{safe_text(w["tool_summary"])}</h3><table class="tools"><tr>{head}</tr>{rows}</table>'
 
 
 def _step(step: StepView, prices: PriceTable, w: dict[str, str]) -> str:
     body = [_field(w["reasoning"], step.reasoning), _field(w["thought"], step.thought)]
     if not step.model_calls:
-        body.append(f"<p class=mute>{_text(w['no_reply'])}</p>")
+        body.append(f"<p class=mute>{safe_text(w['no_reply'])}</p>")
     if step.model_error:
         body.append(_field(w["model_error"], step.model_error, error=True))
     if step.format_error:
@@ -205,10 +206,11 @@ def _step(step: StepView, prices: PriceTable, w: dict[str, str]) -> str:
     body += [_call(call, w) for call in step.tool_calls]
     if (asked := step.answer_requested) is not None:
         text = w["answer_requested"].format(n=asked.repeats, how=asked.narrowing)
-        body.append(f"<p class=mute data-answer-requested>{_text(text)}</p>")
+        body.append(f"<p class=mute data-answer-requested>{safe_text(text)}</p>")
     if step.final_answer is not None:
-        body.append(f'<p class="label">{_text(w["final"])}</p><div class="bubble a">{_rich(step.final_answer)}</div>')
-    body.append(f'<p class="mute" data-step-metrics>{_text(_step_figures(step, prices, w))}</p>')
+        final = f'<div class="bubble a">{_rich(step.final_answer)}</div>'
+        body.append(f'<p class="label">{safe_text(w["final"])}</p>{final}')
+    body.append(f'<p class="mute" data-step-metrics>{safe_text(_step_figures(step, prices, w))}</p>')
     return (
         f'<details class="step" data-step="{step.number}"><summary>{_step_summary(step, w)}</summary>'
         f"{''.join(body)}</details>"
@@ -220,8 +222,8 @@ def _step_summary(step: StepView, w: dict[str, str]) -> str:
     usage = step.usage
     parts = [w["step"].format(n=step.number), what]
     parts += [format_tokens(usage.total_tokens, estimated=usage.estimated), format_duration(step.latency_ms)]
-    badge = f'<span class="badge err">{_text(w["errors"])}</span>' if step.has_error else ""
-    return _text(" · ".join(p for p in parts if p)) + badge
+    badge = f'<span class="badge err">{safe_text(w["errors"])}</span>' if step.has_error else ""
+    return safe_text(" · ".join(p for p in parts if p)) + badge
 
 
 def _step_figures(step: StepView, prices: PriceTable, w: dict[str, str]) -> str:
@@ -235,14 +237,14 @@ def _step_figures(step: StepView, prices: PriceTable, w: dict[str, str]) -> str:
 def _call(call: ActionView, w: dict[str, str]) -> str:
     arguments = json.dumps(call.arguments, ensure_ascii=False, indent=2) if call.arguments else "{}"
     parts = [
-        f'<p class="label">{_text(w["action"])}: <code>{_text(call.tool)}</code></p>',
+        f'<p class="label">{safe_text(w["action"])}: <code>{safe_text(call.tool)}</code></p>',
         _field(w["arguments"], arguments),
     ]
     if call.repeated is not None:
         said = w["repeat_ran" if call.repeated.ran else "repeat"].format(n=call.repeated.first_step)
-        parts.append(f"<p class=mute data-repeat>{_text(said)}</p>")
+        parts.append(f"<p class=mute data-repeat>{safe_text(said)}</p>")
     if call.finished is None:
-        parts.append(f"<p class=mute>{_text(w['not_finished'])}</p>")
+        parts.append(f"<p class=mute>{safe_text(w['not_finished'])}</p>")
         return "".join(parts)
     took = f" ({format_duration(call.duration_ms)})"
     if call.error:
@@ -255,7 +257,7 @@ def _field(label: str, text: str, *, error: bool = False) -> str:
     if not text:
         return ""
     css = ' class="label err"' if error else ' class="label"'
-    return f"<p{css}>{_text(label)}</p><pre>{_text(text)}</pre>"
+    return f"<p{css}>{safe_text(label)}</p><pre>{safe_text(text)}</pre>"
 
 
 def _setup(run: TurnView, w: dict[str, str]) -> str:
@@ -267,4 +269,135 @@ def _setup(run: TurnView, w: dict[str, str]) -> str:
         rows += [
             (f"setting-{k}", str(k), json.dumps(v, ensure_ascii=False)) for k, v in sorted(started.settings.items())
         ]
-    return f'<details class="setup"><summary>{_text(w["setup"])}</summary>{_cells(rows)}</details>'
+    return f'<details class="setup"><summary>{safe_text(w["setup"])}</summary>{_cells(rows)}</details>'
+
+
+WIDTH = 760
+LABEL_WIDTH = 210
+ROW_HEIGHT = 22
+AXIS_HEIGHT = 22
+COLOURS = {"model": "#4c78a8", "tool": "#54a24b", "error": "#e45756"}
+
+
+def waterfall_svg(timeline: Timeline, labels: dict[str, str]) -> str:
+    """The waterfall of ``timeline`` (labels: ``model_call``, ``tool_call``); empty when it has no calls."""
+    if not timeline.rows:
+        return ""
+    span = max(timeline.span_ms, max(r.end_ms for r in timeline.rows), 1e-3)
+    scale = (WIDTH - LABEL_WIDTH - 10) / span
+    height = AXIS_HEIGHT + ROW_HEIGHT * len(timeline.rows)
+    bars = "".join(_bar(i, row, scale, labels) for i, row in enumerate(timeline.rows))
+    title = escape(f"{len(timeline.rows)} calls over {format_duration(span)}")
+    return (
+        f'<svg class="waterfall" role="img" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
+        f'xmlns="http://www.w3.org/2000/svg"><title>{title}</title>{_axis(span, scale, height)}{bars}</svg>'
+    )
+
+
+def _bar(index: int, row: TimelineRow, scale: float, labels: dict[str, str]) -> str:
+    y = AXIS_HEIGHT + index * ROW_HEIGHT
+    x = LABEL_WIDTH + row.start_ms * scale
+    width = max(2.0, (row.end_ms - row.start_ms) * scale)
+    colour = COLOURS["error"] if row.error else COLOURS[row.kind]
+    kind = labels["model_call" if row.kind == "model" else "tool_call"]
+    tip = f"{row.label} · {kind} · {format_duration(row.duration_ms)}"
+    if row.error_text:
+        tip += f" · {row.error_text}"
+    label = f"#{row.step} {row.label}"
+    label = label if len(label) <= 30 else label[:29] + "…"
+    return (
+        f'<text x="4" y="{y + 15}" class="lane">{safe_text(label)}</text>'
+        f'<rect x="{x:.1f}" y="{y + 4}" width="{width:.1f}" height="{ROW_HEIGHT - 8}" rx="2" fill="{colour}">'
+        f"<title>{safe_text(tip)}</title></rect>"
+    )
+
+
+def _axis(span: float, scale: float, height: int) -> str:
+    ticks = []
+    for i in range(5):
+        at = span * i / 4
+        x = LABEL_WIDTH + at * scale
+        anchor = "end" if i == 4 else "start"
+        ticks.append(
+            f'<line x1="{x:.1f}" y1="{AXIS_HEIGHT - 4}" x2="{x:.1f}" y2="{height}" class="grid"/>'
+            f'<text x="{x:.1f}" y="14" class="tick" text-anchor="{anchor}">{escape(format_duration(at))}</text>'
+        )
+    return "".join(ticks)
+
+
+_WORDS: dict[str, tuple[str, str]] = {
+    "generated": (
+        "Sparrow trace report · {turns} turns · {events} events",
+        "Sparrow 追踪报告 · {turns} 轮 · {events} 个事件",
+    ),
+    "offline": (
+        "This file is self-contained: it loads nothing from the network. Click a step to expand it.",
+        "此文件完全独立：不会从网络加载任何内容。点击步骤即可展开。",
+    ),
+    "conversation": ("Conversation", "对话"),
+    "session": ("Session totals", "会话合计"),
+    "turn": ("Turn {n}", "第 {n} 轮"),
+    "question": ("Question", "问题"),
+    "answer": ("Answer", "回答"),
+    "no_answer": ("No answer ({status})", "没有回答（{status}）"),
+    "unfinished": ("unfinished", "未完成"),
+    "setup": ("Model, protocol and settings", "模型、协议与设置"),
+    "model": ("Model", "模型"),
+    "started_by": ("started by {who}", "发起人：{who}"),
+    "protocol": ("Protocol", "协议"),
+    "tools_offered": ("Tools", "工具"),
+    "metrics": ("Metrics", "指标"),
+    "status": ("Status", "状态"),
+    "steps": ("Steps", "步数"),
+    "tool_calls": ("Tool calls", "工具调用"),
+    "tokens": ("Tokens (prompt → completion)", "Token（提示 → 生成）"),
+    "unit_tokens": ("tokens", "token"),
+    "unit_cached": ("cached", "缓存"),
+    "unit_reasoning": ("reasoning", "推理"),
+    "cost": ("Cost", "费用"),
+    "duration": ("Duration", "耗时"),
+    "model_time": ("Model time", "模型耗时"),
+    "tool_time": ("Time in tools", "工具耗时"),
+    "ttft": ("Time to first token", "首个 token 时间"),
+    "format_errors": ("Format retries", "格式重试"),
+    "errors": ("Errors", "错误"),
+    "tool_summary": ("Tool summary", "工具汇总"),
+    "tool": ("Tool", "工具"),
+    "calls": ("Calls", "调用"),
+    "ok": ("OK", "成功"),
+    "mean": ("Mean", "平均"),
+    "max": ("Max", "最长"),
+    "waterfall": ("Time waterfall", "时间瀑布图"),
+    "model_call": ("model call", "模型调用"),
+    "tool_call": ("tool call", "工具调用"),
+    "step": ("Step {n}", "第 {n} 步"),
+    "thought": ("Thought", "思考"),
+    "reasoning": ("Reasoning", "推理"),
+    "action": ("Action", "行动"),
+    "arguments": ("Arguments", "参数"),
+    "observation": ("Observation", "观察"),
+    "final": ("Final answer", "最终回答"),
+    "format_error": ("Format error (the model was asked to retry)", "格式错误（已要求模型重试）"),
+    "model_error": ("Model error", "模型错误"),
+    "tool_error": ("Tool error", "工具错误"),
+    "raw": ("What the model wrote", "模型的原始输出"),
+    "latency": ("Latency", "延迟"),
+    "no_reply": ("No model reply was recorded (the run was interrupted).", "没有记录到模型回复（运行被中断）。"),
+    "not_finished": ("The call never finished (the run was interrupted).", "调用没有完成（运行被中断）。"),
+    "no_runs": ("No runs recorded.", "没有记录任何运行。"),
+    "masked": ("Secrets are masked.", "密钥已遮盖。"),
+    "repeat": ("↺ Repeat of step {n}, not run again", "↺ 重复第 {n} 步的调用，未再次执行"),
+    "repeat_ran": ("↺ Repeat of step {n}, run again", "↺ 重复第 {n} 步的调用，已再次执行"),
+    "answer_requested": ("⇥ Answer requested after {n} repeats ({how})", "⇥ 重复 {n} 次后要求给出答案（{how}）"),
+}
+
+
+def in_lang(table: dict[str, tuple[str, str]], lang: ReportLang) -> dict[str, str]:
+    """A table of (English, Chinese) pairs as the words of ``lang``."""
+    index = LANGS.index(lang)
+    return {key: pair[index] for key, pair in table.items()}
+
+
+def words(lang: ReportLang) -> dict[str, str]:
+    """Every word of the report in ``lang``."""
+    return in_lang(_WORDS, lang)

@@ -1,18 +1,26 @@
-"""A Markdown report of a session for sharing: per run the question, the steps, the answer and a metrics table."""
+"""A Markdown report of a session for sharing: per run the question, the steps, the answer and a metrics table, and
+a closing table of who started each run when the names are given (runs recorded before attribution have none)."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from agent_core.events import Event, RunFinished, ToolFinished, ToolStarted, Usage
 from agent_core.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
-from agent_core.views.metrics import RunMetrics, SessionMetrics, metrics_summary, runs_metrics, tool_summary
-from agent_core.views.repeats import answer_request_line, repeat_line
+from agent_core.views.metrics import (
+    RunMetrics,
+    SessionMetrics,
+    answer_request_line,
+    metrics_summary,
+    repeat_line,
+    runs_metrics,
+    tool_summary,
+)
 from agent_core.views.transcript import Transcript
 from agent_core.views.turns import StepView, TurnView
 
@@ -33,8 +41,10 @@ def to_markdown(
     title: str = "Sparrow session",
     prices: PriceTable = DEFAULT_TABLE,
     limits: ReportLimits = ReportLimits(),
+    starters: Mapping[str, str] | None = None,
 ) -> str:
-    """The report: a summary of the session, then each run (turn) with its steps, answer and metrics."""
+    """The report: a summary of the session, then each run (turn) with its steps, answer and metrics; ``starters``
+    (run id → who started it) adds a closing "Who started each run" table."""
     runs = Transcript.from_events(events).runs
     session = runs_metrics(runs, prices=prices)
     parts = [f"# {_inline(title)}", metrics_summary(session) if runs else "No runs recorded."]
@@ -42,6 +52,9 @@ def to_markdown(
         parts.append(_overview(session))
     for number, (run, metrics) in enumerate(zip(runs, session.runs, strict=True), start=1):
         parts.append(_run_section(number, run, metrics, limits))
+    if starters:
+        rows = [f"| `{run_id}` | {_inline(who)} |" for run_id, who in starters.items()]
+        parts.append("\n".join(["## Who started each run", "", "| Run | Started by |", "| --- | --- |", *rows]))
     return "\n\n".join(parts) + "\n"
 
 
@@ -54,7 +67,7 @@ def _overview(session: SessionMetrics) -> str:
         usage = run.usage
         cells = [
             str(number),
-            _cell(_clip(run.question.splitlines()[0] if run.question else "", 80)),
+            _inline(_clip(run.question.splitlines()[0] if run.question else "", 80)),
             run.status or "unfinished",
             str(run.steps),
             format_tokens(usage.total_tokens, estimated=usage.estimated),
@@ -152,7 +165,7 @@ def _metrics_table(m: RunMetrics) -> str:
         ("Cost", format_cost(m.cost, estimated=usage.estimated)),
         ("Duration", format_duration(m.duration_ms)),
     ]
-    return "\n".join(["| Metric | Value |", "| --- | --- |", *(f"| {k} | {_cell(v)} |" for k, v in rows)])
+    return "\n".join(["| Metric | Value |", "| --- | --- |", *(f"| {k} | {_inline(v)} |" for k, v in rows)])
 
 
 def _clip(text: str, limit: int) -> str:
@@ -184,8 +197,3 @@ def _quote(text: str) -> str:
 def _inline(text: str) -> str:
     """One line of text, safe in a heading or emphasis (no newlines, no stray markup characters)."""
     return re.sub(r"([\\`*_#\[\]<>|])", r"\\\1", " ".join(text.split()))
-
-
-def _cell(text: str) -> str:
-    """Text safe inside a table cell."""
-    return _inline(text)

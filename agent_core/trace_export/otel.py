@@ -1,16 +1,15 @@
-"""OpenTelemetry spans for a session's runs, following the GenAI semantic conventions; no SDK needed.
-
-Each run becomes one trace: an ``invoke_agent sparrow`` span (kind INTERNAL) with a ``chat {model}`` child
-(kind CLIENT) per model call and an ``execute_tool {name}`` child (kind INTERNAL) per tool call. Token usage
-goes in ``gen_ai.usage.input_tokens`` / ``gen_ai.usage.output_tokens`` (``gen_ai.usage.cache_read.input_tokens``
-for cached prompt tokens); Sparrow's own figures use the
-``sparrow.`` prefix. Ids are derived from the session and run ids, so exporting the same run twice gives
-the same trace. Prompts, replies and tool arguments/results are opt-in (``include_content=True``), as the
-conventions ask, because they may hold personal data.
-
-``error.type`` values reported: the run's status (``max_steps``, ``timeout``, ``cancelled``,
-``format_error``, ``error``, ``repeated``) on the run span, ``model_error`` on a model call that failed, ``tool_error``
-on a tool call that failed and ``interrupted`` on a tool call that never finished.
+"""OpenTelemetry spans for a session's runs, no SDK needed, with attributes of two conventions: the GenAI semantic
+conventions and OpenInference's (read by Arize Phoenix and others). Each run becomes one trace: an ``invoke_agent
+sparrow`` span (kind INTERNAL, OpenInference ``AGENT``) with a ``chat {model}`` child (kind CLIENT, ``LLM``) per
+model call and an ``execute_tool {name}`` child (kind INTERNAL, ``TOOL``) per tool call. Token usage goes in
+``gen_ai.usage.input_tokens`` / ``gen_ai.usage.output_tokens`` (cached and reasoning tokens beside them) and
+``llm.token_count.*``; Sparrow's own figures use the ``sparrow.`` prefix (repeated calls included); ``error.type``
+is the run's status on the run span (``max_steps``, ``timeout``, ``cancelled``, ``format_error``, ``error``,
+``repeated``), ``model_error`` on a failed model call, ``tool_error`` on a failed tool call and ``interrupted`` on
+one that never finished. Ids are derived from the session and run ids, so exporting the same run twice gives the
+same trace. What people wrote or read (prompts, replies, tool arguments and results, OpenInference's
+``input.value`` / ``output.value`` and flattened messages) is opt-in (``include_content=True``), as the
+conventions ask, because it may hold personal data.
 """
 
 from __future__ import annotations
@@ -21,21 +20,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent_core.events import Event, ModelFinished, ToolFinished, ToolStarted, with_full_messages
+from agent_core.events import Event, ModelFinished, ToolFinished, ToolStarted, Usage, with_full_messages
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
-from agent_core.trace_export import openinference
-from agent_core.trace_export.usage_attributes import usage_details
 from agent_core.views.metrics import turn_metrics
-from agent_core.views.repeats import repeat_attributes, run_repeat_attributes
 from agent_core.views.timeline import TimedCall, timed_call, turn_calls
 from agent_core.views.transcript import Transcript
-from agent_core.views.turns import TurnView
+from agent_core.views.turns import ActionView, TurnView
 
 AGENT_NAME = "sparrow"
 """``gen_ai.agent.name`` of the run spans."""
 
 AttributeValue = str | bool | int | float | tuple[str, ...]
 """What a span attribute may hold here (a subset of OpenTelemetry's AnyValue)."""
+Attributes = dict[str, AttributeValue | None]
+"""Attribute values before the ``None`` ones are left out (``_clean``)."""
 
 _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("gpt-", "openai"),
@@ -100,32 +98,20 @@ def build_spans(
     spans: list[SpanData] = []
     if include_content:
         events = with_full_messages(events)  # the spans carry each call's whole request
+    options = {"session_id": session_id, "provider": provider, "include_content": include_content, "prices": prices}
     for run in Transcript.from_events(events).runs:
-        started_by = (starters or {}).get(run.run_id)
-        spans += _run_spans(run, _Context(session_id, provider, include_content, prices, run, started_by))
+        spans += _run_spans(run, _Context(run, started_by=(starters or {}).get(run.run_id), **options))
     return spans
 
 
 def run_span(turn: TurnView, **options: Any) -> SpanData:
     """The run span of one folded run, exactly as :func:`build_spans` makes it (same options)."""
-    return _run_spans(turn, _context(turn, **options))[0]
+    return _run_spans(turn, _Context(turn, **options))[0]
 
 
 def call_span(turn: TurnView, index: int, **options: Any) -> SpanData:
     """The span of the run's ``index``-th call (in start order), exactly as :func:`build_spans` makes it."""
-    return _call_span(timed_call(turn.calls[index]), index, _context(turn, **options))
-
-
-def _context(
-    turn: TurnView,
-    *,
-    session_id: str | None = None,
-    provider: str | None = None,
-    include_content: bool = False,
-    prices: PriceTable = DEFAULT_TABLE,
-    started_by: str | None = None,
-) -> _Context:
-    return _Context(session_id, provider, include_content, prices, turn, started_by)
+    return _call_span(timed_call(turn.calls[index]), index, _Context(turn, **options))
 
 
 class _Context:
@@ -133,16 +119,17 @@ class _Context:
 
     def __init__(
         self,
-        session_id: str | None,
-        provider: str | None,
-        content: bool,
-        prices: PriceTable,
         run: TurnView,
+        *,
+        session_id: str | None = None,
+        provider: str | None = None,
+        include_content: bool = False,
+        prices: PriceTable = DEFAULT_TABLE,
         started_by: str | None = None,
     ) -> None:
         self.session_id = session_id
         self.started_by = started_by
-        self.content = content
+        self.content = include_content
         self.prices = prices.for_run(run.run_started)
         self.run_id = run.run_id
         self.run = run
@@ -176,7 +163,7 @@ def _run_spans(run: TurnView, ctx: _Context) -> list[SpanData]:
 def _agent_span(run: TurnView, ctx: _Context, start_ns: int, end_ns: int) -> SpanData:
     metrics = turn_metrics(run, prices=ctx.prices)
     finished = run.run_finished
-    attributes: dict[str, AttributeValue | None] = {
+    attributes: Attributes = {
         **_common(ctx, "invoke_agent"),
         "gen_ai.agent.name": AGENT_NAME,
         "gen_ai.conversation.id": ctx.session_id,
@@ -198,18 +185,12 @@ def _agent_span(run: TurnView, ctx: _Context, start_ns: int, end_ns: int) -> Spa
         error = finished.error or finished.status
     if ctx.content:
         attributes.update(_run_content(run, ctx))
-    attributes.update(_openinference_agent(run, ctx))
+    question = ctx.started.question if ctx.started else None
+    options = {"session_id": ctx.session_id, "content": ctx.content}
+    attributes.update(openinference_agent(agent_name=AGENT_NAME, question=question, answer=run.answer_given, **options))
     attributes.update(run_repeat_attributes(run))
     name = f"invoke_agent {AGENT_NAME}"
     return SpanData(ctx.trace_id, ctx.run_span_id, None, name, "internal", start_ns, end_ns, _clean(attributes), error)
-
-
-def _openinference_agent(run: TurnView, ctx: _Context) -> dict[str, AttributeValue | None]:
-    question = ctx.started.question if ctx.started else None
-    return openinference.agent_attributes(
-        agent_name=AGENT_NAME, session_id=ctx.session_id, question=question, answer=run.answer_given,
-        content=ctx.content,
-    )  # fmt: skip
 
 
 def _call_span(call: TimedCall, index: int, ctx: _Context) -> SpanData:
@@ -220,7 +201,7 @@ def _call_span(call: TimedCall, index: int, ctx: _Context) -> SpanData:
 
 def _model_span(call: TimedCall, m: ModelFinished, index: int, ctx: _Context) -> SpanData:
     model = m.model or ctx.model
-    attributes: dict[str, AttributeValue | None] = {
+    attributes: Attributes = {
         **_common(ctx, "chat", model),
         "gen_ai.usage.input_tokens": m.usage.prompt_tokens,
         "gen_ai.usage.output_tokens": m.usage.completion_tokens,
@@ -240,7 +221,7 @@ def _model_span(call: TimedCall, m: ModelFinished, index: int, ctx: _Context) ->
         attributes["gen_ai.output.messages"] = _json([_output_message(m)])
     tools = ctx.started.tools if ctx.started else ()
     options = {"provider": ctx.provider, "session_id": ctx.session_id, "parameters": ctx.parameters()}
-    attributes.update(openinference.llm_attributes(m, model=model, tools=tools, content=ctx.content, **options))
+    attributes.update(openinference_llm(m, model=model, tools=tools, content=ctx.content, **options))
     return _child(ctx, "model", index, f"chat {model}", "client", call, attributes, m.error)
 
 
@@ -249,7 +230,7 @@ def _tool_span(call: TimedCall, index: int, ctx: _Context) -> SpanData:
     either = done or begun
     assert either is not None
     error = done.error if done else "the tool call never finished (the run was interrupted)"
-    attributes: dict[str, AttributeValue | None] = {
+    attributes: Attributes = {
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": either.tool,
         "gen_ai.tool.call.id": either.call_id,
@@ -264,7 +245,7 @@ def _tool_span(call: TimedCall, index: int, ctx: _Context) -> SpanData:
     if ctx.content:
         attributes.update(_tool_content(begun, done))
     attributes.update(
-        openinference.tool_attributes(
+        openinference_tool(
             begun, done, session_id=ctx.session_id, schema=ctx.schemas.get(either.tool), content=ctx.content
         )
     )
@@ -278,7 +259,7 @@ def _child(
     name: str,
     span_kind: Literal["internal", "client"],
     call: TimedCall,
-    attributes: dict[str, AttributeValue | None],
+    attributes: Attributes,
     error: str | None,
 ) -> SpanData:
     span_id = _hex_id(8, kind, ctx.session_id or "", ctx.run_id, str(index))
@@ -286,7 +267,7 @@ def _child(
     return SpanData(ctx.trace_id, span_id, ctx.run_span_id, name, span_kind, start, end, _clean(attributes), error)
 
 
-def _common(ctx: _Context, operation: str, model: str | None = None) -> dict[str, AttributeValue | None]:
+def _common(ctx: _Context, operation: str, model: str | None = None) -> Attributes:
     return {
         "gen_ai.operation.name": operation,
         "gen_ai.provider.name": ctx.provider,
@@ -386,10 +367,6 @@ def _clean(attributes: Mapping[str, AttributeValue | None]) -> dict[str, Attribu
     return {key: value for key, value in attributes.items() if value is not None}
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
 def _hex_id(size: int, *parts: str) -> str:
     """A stable id of ``size`` bytes as hex, never all zeros (which OpenTelemetry treats as invalid)."""
     digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[: size * 2]
@@ -398,3 +375,169 @@ def _hex_id(size: int, *parts: str) -> str:
 
 def _ns(seconds: float) -> int:
     return round(seconds * 1e9)
+
+
+def repeat_attributes(turn: TurnView, step: int, call_id: str) -> dict[str, int | bool]:
+    """OpenTelemetry attributes of a tool call that repeated an earlier one (none for other calls)."""
+    action = turn.latest_calls.get((step, call_id))
+    repeated = action.repeated if action is not None else None
+    if repeated is None:
+        return {}
+    return {"sparrow.tool.repeat_of_step": repeated.first_step, "sparrow.tool.not_run": not repeated.ran}
+
+
+def run_repeat_attributes(turn: TurnView) -> dict[str, int]:
+    """OpenTelemetry attributes of a run with repeated calls: how many, and after how many the answer was asked."""
+    repeats = [a.repeated for a in turn.calls if isinstance(a, ActionView) and a.repeated is not None]
+    asked = [s.answer_requested.repeats for s in turn.steps if s.answer_requested is not None]
+    out = {"sparrow.run.repeats": len(repeats)} if repeats else {}
+    return out | ({"sparrow.run.answer_requested_after": asked[0]} if asked else {})
+
+
+def usage_details(usage: Usage) -> dict[str, int | None]:
+    """``gen_ai.usage.cache_read.input_tokens`` and ``gen_ai.usage.reasoning.output_tokens``; None when not given."""
+    return {
+        "gen_ai.usage.cache_read.input_tokens": usage.cached_tokens or None,
+        "gen_ai.usage.reasoning.output_tokens": usage.reasoning_tokens or None,
+    }
+
+
+TEXT, JSON = "text/plain", "application/json"
+"""``input.mime_type`` / ``output.mime_type`` values."""
+
+_LLM_PROVIDERS = {"gcp.gemini": "google", "mistral_ai": "mistralai", "moonshot_ai": "moonshot", "x_ai": "xai"}
+"""GenAI ``gen_ai.provider.name`` values whose OpenInference ``llm.provider`` name differs."""
+
+_PREFIXES = ("openinference.", "agent.", "session.", "llm.", "tool.", "input.", "output.")
+
+
+def is_openinference(key: str) -> bool:
+    """True for an OpenInference attribute (as opposed to a GenAI convention or ``sparrow.`` one)."""
+    return key.startswith(_PREFIXES)
+
+
+def openinference_agent(
+    *, agent_name: str, session_id: str | None, question: str | None, answer: str | None, content: bool
+) -> Attributes:
+    """The run span: an AGENT span, with the question and the answer as its input and output when allowed."""
+    attributes: Attributes = {"openinference.span.kind": "AGENT", "agent.name": agent_name, "session.id": session_id}
+    if content:
+        attributes.update(_value("input", question, TEXT))
+        attributes.update(_value("output", answer, TEXT))
+    return attributes
+
+
+def openinference_llm(
+    m: ModelFinished,
+    *,
+    model: str,
+    provider: str,
+    session_id: str | None,
+    parameters: Mapping[str, Any],
+    tools: Sequence[Mapping[str, Any]],
+    content: bool,
+) -> Attributes:
+    """A model call: an LLM span with model, provider, token counts and (when allowed) the messages."""
+    attributes: Attributes = {
+        "openinference.span.kind": "LLM",
+        "session.id": session_id,
+        "llm.model_name": model,
+        "llm.provider": _LLM_PROVIDERS.get(provider, provider),
+        "llm.system": "openai",  # the API Sparrow speaks to every provider
+        "llm.token_count.prompt": m.usage.prompt_tokens,
+        "llm.token_count.completion": m.usage.completion_tokens,
+        "llm.token_count.total": m.usage.total_tokens,
+        "llm.invocation_parameters": _json(dict(parameters)),
+    }
+    if m.usage.cached_tokens:
+        attributes["llm.token_count.prompt_details.cache_read"] = m.usage.cached_tokens
+    if m.usage.reasoning_tokens:
+        attributes["llm.token_count.completion_details.reasoning"] = m.usage.reasoning_tokens
+    if content:
+        attributes.update(_value("input", _json({"messages": list(m.messages)}), JSON))
+        output, mime_type = (m.text, TEXT) if m.text or not m.tool_calls else (_json(list(m.tool_calls)), JSON)
+        attributes.update(_value("output", output or None, mime_type))
+        for index, message in enumerate(m.messages):
+            attributes.update(_flat_message(f"llm.input_messages.{index}", message))
+        attributes.update(_flat_output_message(m))
+        for index, schema in enumerate(tools):
+            attributes[f"llm.tools.{index}.tool.json_schema"] = _json(schema)
+    return attributes
+
+
+def openinference_tool(
+    begun: ToolStarted | None,
+    done: ToolFinished | None,
+    *,
+    session_id: str | None,
+    schema: Mapping[str, Any] | None,
+    content: bool,
+) -> Attributes:
+    """A tool call: a TOOL span with the tool's name, description and parameters, and (when allowed) its I/O."""
+    either = done or begun
+    assert either is not None
+    function = (schema or {}).get("function", {})
+    attributes: Attributes = {
+        "openinference.span.kind": "TOOL",
+        "session.id": session_id,
+        "tool.name": either.tool,
+        "tool.id": either.call_id,
+        "tool.description": function.get("description"),
+        "tool.parameters": _json(function["parameters"]) if "parameters" in function else None,
+    }
+    if content:
+        if begun is not None:
+            attributes.update(_value("input", _json(begun.arguments), JSON))
+        if done is not None:
+            attributes.update(_value("output", done.error or done.output, TEXT))
+    return attributes
+
+
+def _value(side: str, value: str | None, mime_type: str) -> Attributes:
+    if value is None:
+        return {}
+    return {f"{side}.value": value, f"{side}.mime_type": mime_type}
+
+
+def _flat_message(prefix: str, message: Mapping[str, Any]) -> Attributes:
+    """One chat message as OpenInference's flattened ``message.*`` attributes."""
+    attributes: Attributes = {
+        f"{prefix}.message.role": str(message.get("role", "user")),
+        f"{prefix}.message.content": _text(message.get("content")),
+        f"{prefix}.message.tool_call_id": message.get("tool_call_id"),
+    }
+    for index, call in enumerate(message.get("tool_calls") or ()):
+        function = call.get("function", {}) if isinstance(call, Mapping) else {}
+        attributes.update(_flat_tool_call(f"{prefix}.message.tool_calls.{index}", call.get("id"), function))
+    return attributes
+
+
+def _flat_output_message(m: ModelFinished) -> Attributes:
+    prefix = "llm.output_messages.0"
+    attributes: Attributes = {f"{prefix}.message.role": "assistant", f"{prefix}.message.content": m.text or None}
+    for index, call in enumerate(m.tool_calls):
+        attributes.update(_flat_tool_call(f"{prefix}.message.tool_calls.{index}", call.get("id"), call))
+    return attributes
+
+
+def _flat_tool_call(prefix: str, call_id: Any, function: Mapping[str, Any]) -> Attributes:
+    arguments = function.get("arguments")
+    return {
+        f"{prefix}.tool_call.id": str(call_id) if call_id else None,
+        f"{prefix}.tool_call.function.name": function.get("name"),
+        f"{prefix}.tool_call.function.arguments": arguments if isinstance(arguments, str) else _json(arguments),
+    }
+
+
+def _text(content: Any) -> str | None:
+    """Message content as text: multi-part content keeps its text parts."""
+    if content is None or isinstance(content, str):
+        return content or None
+    if isinstance(content, Sequence):
+        parts = [str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text"]
+        return "\n".join(parts) or None
+    return str(content)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)

@@ -29,7 +29,7 @@ from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from agent_core.trace_export.otel import AttributeValue, SpanData
-from agent_core.trace_export.otlp_env import ExportTarget
+from agent_core.trace_export.otlp import ExportTarget
 
 _KINDS = {"internal": SpanKind.INTERNAL, "client": SpanKind.CLIENT}
 SDK_LOGGERS = ("opentelemetry.exporter.otlp.proto.http.trace_exporter", "opentelemetry.exporter.otlp.common.http")
@@ -186,7 +186,7 @@ MAX_QUEUE = 20_000
 """Spans waiting beyond this are dropped (a receiver far slower than the agent)."""
 MAX_BATCH = 512
 """Spans per request at most."""
-log = logging.getLogger("agent_core.trace_export.live_export")
+log = logging.getLogger("agent_core.trace_export.sending")
 
 
 class LiveSender:

@@ -1,12 +1,11 @@
-"""Metrics of runs (turns) and sessions, summed over the folded transcript's steps: pure functions, no I/O.
-
+"""Metrics of runs (turns) and sessions, summed over the folded transcript's steps, and the one-line texts people read
+under an answer or in a trace (metrics, tool summary, a repeated call, an answer requested): pure functions, no I/O.
 A step's own figures (tokens, latency, ttft, tools, tool errors and time, errors, cost) are properties of
-:class:`~agent_core.views.turns.StepView`, the one record of a step; a run's are the sums of its steps'.
-
-Everything is derived from the event log (through :class:`~agent_core.views.transcript.Transcript`, the one
-fold of events into turns, steps and calls), so a live run, a reloaded session and an imported file give
-the same figures. Costs come from a :class:`~agent_core.models.pricing.PriceTable`; a model without a price
-gives ``cost=None`` (shown as "—"), and a sum that includes an unknown cost is unknown too.
+:class:`~agent_core.views.turns.StepView`, the one record of a step; a run's are the sums of its steps'. Everything
+is derived from the event log (through :class:`~agent_core.views.transcript.Transcript`, the one fold of events into
+turns, steps and calls), so a live run, a reloaded session and an imported file give the same figures. Costs come
+from a :class:`~agent_core.models.pricing.PriceTable`; a model without a price gives ``cost=None`` (shown as "—"),
+and a sum that includes an unknown cost is unknown too.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from agent_core.events import Event, ModelFinished, ToolFinished, Usage
+from agent_core.events import AnswerRequested, CallRepeated, Event, ModelFinished, ToolFinished, Usage
 from agent_core.formatting import format_cost, format_duration, format_tokens, plural
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.views.transcript import Transcript
@@ -235,3 +234,14 @@ def metrics_summary(metrics: RunMetrics | SessionMetrics) -> str:
         format_duration(metrics.duration_ms),
     ]
     return " · ".join(parts)
+
+
+def repeat_line(event: CallRepeated) -> str:
+    """``↺ repeat of step 1, not run again`` (or ``run again`` under ``repeat_policy`` ``allow``)."""
+    what = "run again" if event.ran else "not run again"
+    return f"↺ {event.tool}: repeat of step {event.first_step}, {what}"
+
+
+def answer_request_line(event: AnswerRequested) -> str:
+    """``⇥ answer requested after 2 repeats (the reply schema allows only a final answer)``."""
+    return f"⇥ answer requested after {plural(event.repeats, 'repeat')} ({event.narrowing})"

@@ -1,10 +1,10 @@
-"""Where a run's time and tokens went: one row per model call and per tool call, ready for a waterfall chart.
-
-Times come from the events alone. A model call ends at its ``ModelFinished.ts`` and starts ``latency_ms``
-earlier. A tool call starts at its ``ToolStarted.ts`` and lasts its measured ``duration_ms`` (the calls of
-one step run in parallel and their ``ToolFinished`` events are only emitted once all of them are done, so
-``ToolFinished.ts`` is the end of the batch, not of each call). Offsets are milliseconds from the run's
-first event. Built on the transcript's fold of the events (one pass: O(n)).
+"""Where a run's time and tokens went, read off the fold: one row per model call and per tool call for a waterfall
+chart, each step's tokens, and the run's duration split into parts that add up (model, tools, Sparrow's start, its
+work between calls). Times come from the events alone: a model call ends at its ``ModelFinished.ts`` and starts
+``latency_ms`` earlier; a tool call starts at its ``ToolStarted.ts`` and lasts its measured ``duration_ms`` (the
+``ToolFinished`` events of one step come once the whole batch is done, so their ``ts`` is the batch's end). Offsets
+are milliseconds from the run's first event; in the split, calls of one step that ran in parallel count once, so the
+parts add up to ``TurnView.worked_ms``.
 """
 
 from __future__ import annotations
@@ -117,15 +117,11 @@ def timed_calls(events: Iterable[Event]) -> list[TimedCall]:
 
 def turn_calls(turn: TurnView) -> list[TimedCall]:
     """The model and tool calls of one folded run, in the order they started."""
-    return [_timed(call) for call in turn.calls]
+    return [timed_call(call) for call in turn.calls]
 
 
 def timed_call(call: ModelFinished | ActionView) -> TimedCall:
     """One folded call (an entry of ``TurnView.calls``) placed in time."""
-    return _timed(call)
-
-
-def _timed(call: ModelFinished | ActionView) -> TimedCall:
     if isinstance(call, ModelFinished):
         return TimedCall("model", call.step, call.ts - call.latency_ms / 1000, call.ts, call)
     begun, done = call.started, call.finished
@@ -204,3 +200,44 @@ def records(rows: Iterable[TimelineRow | TokenRow]) -> list[dict[str, Any]]:
 def _ms(seconds: float) -> float:
     """Seconds → milliseconds, rounded to the microsecond (timestamps are not more precise than that)."""
     return round(seconds * 1000, 3)
+
+
+@dataclass(frozen=True)
+class TimeSplit:
+    """A run's duration in four parts (milliseconds)."""
+
+    model_ms: float
+    """Waiting for the model, wall-clock."""
+    tool_ms: float
+    """In tools, wall-clock (parallel calls count once)."""
+    start_ms: float
+    """Before the first model call: the prompt built, memory read, the question stored."""
+    between_ms: float
+    """Between and after calls: replies parsed, arguments and guards checked, events stored."""
+
+    @property
+    def total_ms(self) -> float:
+        """The sum of the parts: the run's duration."""
+        return self.model_ms + self.tool_ms + self.start_ms + self.between_ms
+
+
+def _covered_ms(spans: Iterable[tuple[float, float]]) -> float:
+    """Milliseconds covered by the union of ``(start, end)`` spans in unix seconds."""
+    total, reach = 0.0, float("-inf")
+    for start, end in sorted(spans):
+        if end > reach:
+            total += end - max(start, reach)
+            reach = end
+    return total * 1000
+
+
+def time_split(turn: TurnView) -> TimeSplit:
+    """The run's duration split into model, tools, start and between calls (the last takes what is left)."""
+    duration = turn.worked_ms
+    calls = turn_calls(turn)
+    model = min(duration, _covered_ms((c.start, c.end) for c in calls if c.kind == "model"))
+    tools = min(duration - model, _covered_ms((c.start, c.end) for c in calls if c.kind == "tool"))
+    first = min((c.start for c in calls), default=None)
+    start = (first - turn.first_ts) * 1000 if first is not None else duration - model - tools
+    start = max(0.0, min(start, duration - model - tools))
+    return TimeSplit(model, tools, start, max(0.0, duration - model - tools - start))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.experiments import DatasetFileError, DatasetItem, DatasetNotFound, add_items, create_dataset
-from agent_core.experiments.checks import numbers_in
 from agent_core.experiments.datasets import list_datasets
+from agent_core.experiments.scoring import numbers_in
 from agent_core.store import SessionStore
 from agent_core.views.transcript import TurnView
 from sparrow_ui.access.auth import read_only

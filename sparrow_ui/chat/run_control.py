@@ -19,7 +19,7 @@ from agent_core.runtime.session_runs import agent_for_session, resume_run, run_i
 from agent_core.store import SessionNotFound, SessionStore
 from agent_core.store.runs import RunOwner, SessionBusy
 from agent_core.tools import Tool
-from agent_core.trace_export.live_export import live_export
+from agent_core.trace_export.sending import live_export
 from sparrow_ui.chat import chat_attachments
 from sparrow_ui.shell.state import ModelConfig, live_runs
 from sparrow_ui.translations.i18n import t

@@ -11,8 +11,7 @@ import streamlit as st
 
 from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.models.pricing import PriceTable
-from agent_core.views.step_diff import FieldDiff
-from agent_core.views.turn_compare import Comparison, StepPair
+from agent_core.views.compare import Comparison, FieldDiff, StepPair
 from agent_core.views.turns import StepView, TurnView
 from sparrow_ui.elements.literal import literal
 from sparrow_ui.translations.strings_whatif import tw

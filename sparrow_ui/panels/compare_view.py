@@ -1,7 +1,7 @@
 """The Compare page's parts: which two turns, their figures, and "Run again with…" streamed beside the original.
 
 Each side is ``SESSION:RUN`` in the URL (``?left=…&right=…``), so a comparison can be shared. The diff
-itself is :mod:`agent_core.views.turn_compare`, drawn by :mod:`sparrow_ui.panels.compare_steps`; no text from a run is
+itself is :mod:`agent_core.views.compare`, drawn by :mod:`sparrow_ui.panels.compare_steps`; no text from a run is
 read
 as markdown.
 """
@@ -22,9 +22,9 @@ from agent_core.models import ModelError
 from agent_core.runtime.rerun import rerun_turn
 from agent_core.store import SessionInfo, SessionNotFound, SessionStore
 from agent_core.tools import Tool
+from agent_core.views.compare import Comparison, compare_turns
 from agent_core.views.metrics import turn_metrics
 from agent_core.views.transcript import Transcript
-from agent_core.views.turn_compare import Comparison, compare_turns
 from agent_core.views.turns import TurnView
 from sparrow_ui.shell.session_view import prices, session_view
 from sparrow_ui.shell.state import ModelConfig, available_tools

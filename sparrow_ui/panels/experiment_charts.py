@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
-from agent_core.experiments.experiment_results import ConfigSummary
+from agent_core.experiments.results import ConfigSummary
 from sparrow_ui.translations.strings_experiments import te
 
 

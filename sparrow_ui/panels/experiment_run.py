@@ -18,11 +18,10 @@ from agent_core.experiments import (
     import_dataset,
     parse_dataset,
 )
-from agent_core.experiments.background import BackgroundRun, start_in_background
-from agent_core.experiments.dataset_files import format_of
-from agent_core.experiments.datasets import DatasetInfo
-from agent_core.experiments.experiment_records import ExperimentInfo
-from agent_core.experiments.run_configs import ModelFactory
+from agent_core.experiments.configs import ModelFactory
+from agent_core.experiments.datasets import DatasetInfo, format_of
+from agent_core.experiments.records import ExperimentInfo
+from agent_core.experiments.runner import BackgroundRun, start_in_background
 from agent_core.guards.untrusted import plain
 from agent_core.models.chat_model import ChatModel
 from agent_core.store import SessionStore

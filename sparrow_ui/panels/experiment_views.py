@@ -10,9 +10,8 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from agent_core.experiments.comparison import Change
-from agent_core.experiments.experiment_records import ExperimentInfo
-from agent_core.experiments.experiment_results import ConfigSummary, UnitResult
+from agent_core.experiments.records import ExperimentInfo
+from agent_core.experiments.results import Change, ConfigSummary, UnitResult
 from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.guards.untrusted import plain
 from sparrow_ui.translations.strings_experiments import te

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from agent_core.views.languages import LANGS
+from agent_core.views import LANGS
 
 
 def browser_language() -> str:

@@ -29,7 +29,7 @@ from agent_core.env_settings import env_settings
 from agent_core.models import DEFAULT_MODEL
 from agent_core.models.providers import guess_provider
 from agent_core.runtime.run_settings import RunSettings
-from agent_core.views.languages import LANGS
+from agent_core.views import LANGS
 from sparrow_ui.access.auth import identity
 from sparrow_ui.access.page_run import once_per_page_run
 from sparrow_ui.shell.browser_language import browser_language

@@ -20,7 +20,7 @@ from agent_core.formatting import clip, format_cost, format_duration
 from agent_core.guards.untrusted import neutralize
 from agent_core.models.pricing import PriceTable
 from agent_core.views.metrics import RunMetrics
-from agent_core.views.time_split import TimeSplit
+from agent_core.views.timeline import TimeSplit
 from agent_core.views.transcript import ActionView, StepView, TurnView
 from sparrow_ui.elements.table_cells import COST, DURATION_MS, styled
 from sparrow_ui.elements.widgets import choose, translated_selectbox

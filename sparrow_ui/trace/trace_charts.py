@@ -17,8 +17,7 @@ import streamlit as st
 
 from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.views.metrics import RunMetrics
-from agent_core.views.time_split import TimeSplit
-from agent_core.views.timeline import Timeline, TimelineRow, TokenRow
+from agent_core.views.timeline import Timeline, TimelineRow, TimeSplit, TokenRow
 from agent_core.views.turns import TurnView
 from sparrow_ui.translations.i18n import t
 from sparrow_ui.translations.strings_demo import td

@@ -28,19 +28,19 @@ from agent_core.experiments import (
     create_dataset,
     create_experiment,
     datasets,
-    example_experiments,
-    experiment_records,
-    experiment_results,
-    job_queue,
-    judge,
+    example,
     parse_dataset,
+    records,
+    results,
+    runner,
+    scoring,
 )
-from agent_core.experiments.background import start_in_background
 from agent_core.experiments.datasets import list_datasets
-from agent_core.experiments.example_experiments import rule_model
-from agent_core.experiments.experiment_records import finished_units, get_experiment, list_experiments
-from agent_core.experiments.experiment_results import unit_results
-from agent_core.experiments.scores import RunFacts
+from agent_core.experiments.example import rule_model
+from agent_core.experiments.records import finished_units, get_experiment, list_experiments
+from agent_core.experiments.results import unit_results
+from agent_core.experiments.runner import start_in_background
+from agent_core.experiments.scoring import RunFacts
 from agent_core.store import SessionStore
 from tests.access.test_store_walk import ALICE, ALICE_IDS, BOB, MARK, REFUSALS, Expect
 
@@ -83,21 +83,21 @@ def _in_background(s: SessionStore, w: World) -> Any:
 
 
 def _judge(s: SessionStore, w: World) -> Any:
-    return judge.recorded_judge(s, w.item_session, rule_model(CONFIGS[0]))("Is it right?", ITEM, FACTS)
+    return scoring.recorded_judge(s, w.item_session, rule_model(CONFIGS[0]))("Is it right?", ITEM, FACTS)
 
 
 PARSED = b'{"id": "b1", "question": "What is 3 + 3?", "expect": [{"number": 6}]}\n'
 PROBES: dict[str, Probe] = {
     "add_items": Probe(lambda s, w: datasets.add_items(s, w.dataset, [ITEM])),
-    "config_summaries": Probe(lambda s, w: experiment_results.config_summaries(s, w.experiment, [])),
+    "config_summaries": Probe(lambda s, w: results.config_summaries(s, w.experiment, [])),
     "create_dataset": Probe(lambda s, w: create_dataset(s, "Bob's set", [ITEM]), "clean"),
     "create_experiment": Probe(lambda s, w: create_experiment(s, w.dataset, CONFIGS)),
     "dataset_items": Probe(lambda s, w: datasets.dataset_items(s, w.dataset)),
-    "delete_experiment": Probe(lambda s, w: experiment_records.delete_experiment(s, w.experiment.id)),
-    "enqueue_experiment": Probe(lambda s, w: job_queue.enqueue_experiment(s, w.url, w.experiment.id)),
-    "ensure_example": Probe(lambda s, w: example_experiments.ensure_example(s), "clean"),
-    "experiment_session_ids": Probe(lambda s, w: experiment_records.experiment_session_ids(s), "clean", "clean"),
-    "finish_unit": Probe(lambda s, w: experiment_records.finish_unit(s, w.key, {"state": "error", "failure": "taken"})),
+    "delete_experiment": Probe(lambda s, w: records.delete_experiment(s, w.experiment.id)),
+    "enqueue_experiment": Probe(lambda s, w: runner.enqueue_experiment(s, w.url, w.experiment.id)),
+    "ensure_example": Probe(lambda s, w: example.ensure_example(s), "clean"),
+    "experiment_session_ids": Probe(lambda s, w: records.experiment_session_ids(s), "clean", "clean"),
+    "finish_unit": Probe(lambda s, w: records.finish_unit(s, w.key, {"state": "error", "failure": "taken"})),
     "finished_units": Probe(lambda s, w: finished_units(s, w.experiment.id)),
     "get_dataset": Probe(lambda s, w: datasets.get_dataset(s, w.dataset_name)),
     "get_experiment": Probe(lambda s, w: get_experiment(s, w.experiment.id)),
@@ -105,13 +105,13 @@ PROBES: dict[str, Probe] = {
     "item_from_turn": Probe(lambda s, w: datasets.item_from_turn(s, w.item_session, w.item_run)),
     "list_datasets": Probe(lambda s, w: list_datasets(s), "clean", "clean"),
     "list_experiments": Probe(lambda s, w: list_experiments(s), "clean", "clean"),
-    "record_judge": Probe(lambda s, w: experiment_records.record_judge(s, w.experiment.id, CONFIGS[0])),
+    "record_judge": Probe(lambda s, w: records.record_judge(s, w.experiment.id, CONFIGS[0])),
     "recorded_judge": Probe(_judge),
-    "set_status": Probe(lambda s, w: experiment_records.set_status(s, w.experiment.id, "cancelled")),
+    "set_status": Probe(lambda s, w: records.set_status(s, w.experiment.id, "cancelled")),
     "start_in_background": Probe(_in_background),
-    "start_unit": Probe(lambda s, w: experiment_records.start_unit(s, w.key, w.item_session, "bob")),
+    "start_unit": Probe(lambda s, w: records.start_unit(s, w.key, w.item_session, "bob")),
     "unit_results": Probe(lambda s, w: unit_results(s, w.experiment.id)),
-    "writable": Probe(lambda s, w: experiment_records.writable(s, w.experiment.id)),
+    "writable": Probe(lambda s, w: records.writable(s, w.experiment.id)),
 }
 """One probe per public function of agent_core.experiments that takes a store."""
 

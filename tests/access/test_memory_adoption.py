@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from agent_core.experiments import DatasetItem, RunConfig, create_dataset, create_experiment, get_dataset
 from agent_core.experiments.datasets import list_datasets
-from agent_core.experiments.experiment_records import list_experiments
+from agent_core.experiments.records import list_experiments
 from agent_core.longterm import MemoryStore
 from agent_core.store import Actor, SessionStore
 from agent_core.store.access import owner_key

@@ -7,7 +7,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from agent_core.experiments import DatasetItem, ExperimentRunner, RunConfig, create_dataset, create_experiment
-from agent_core.experiments.example_experiments import rule_model
+from agent_core.experiments.example import rule_model
 from agent_core.store import SessionStore
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

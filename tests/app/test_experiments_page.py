@@ -9,10 +9,10 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from agent_core.experiments import create_dataset, get_dataset
-from agent_core.experiments.example_experiments import EXAMPLE_DATASET
-from agent_core.experiments.experiment_records import list_experiments
-from agent_core.experiments.experiment_results import unit_results
-from agent_core.experiments.items import DatasetItem
+from agent_core.experiments.datasets import DatasetItem
+from agent_core.experiments.example import EXAMPLE_DATASET
+from agent_core.experiments.records import list_experiments
+from agent_core.experiments.results import unit_results
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from agent_core.testing import FakeOpenAIServer
-from agent_core.trace_export.live_export import close_all
+from agent_core.trace_export.sending import close_all
 from tests.app.test_chat_page import ask, open_app, texts
 
 receiver_module = pytest.importorskip("tests.observability.otlp_receiver")

@@ -131,8 +131,7 @@ def test_a_run_stored_between_reading_the_session_and_its_events_brings_its_titl
 
 def test_a_runs_time_splits_into_parts_that_add_up_to_its_duration() -> None:
     from agent_core.views.metrics import run_metrics
-    from agent_core.views.time_split import time_split
-    from agent_core.views.timeline import build_timeline
+    from agent_core.views.timeline import build_timeline, time_split
 
     replies = [react("Multiply.", "calculator", expression="6 * 7"), answer("Done.", "42")]
     transcript, events = _turn(replies)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from agent_core.engine.agent import Agent
 from agent_core.testing import Reply, ScriptedModel
 from agent_core.tools import builtin_tools
+from agent_core.views.compare import compare_turns, step_signature
 from agent_core.views.metrics import turn_metrics
 from agent_core.views.transcript import Transcript
-from agent_core.views.turn_compare import compare_turns, step_signature
 from agent_core.views.turns import TurnView
 from tests.core.helpers import answer, react
 

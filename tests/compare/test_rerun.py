@@ -9,9 +9,9 @@ from agent_core.runtime.rerun import rerun_turn
 from agent_core.store import SessionStore
 from agent_core.testing import Reply, ScriptedModel
 from agent_core.tools import builtin_tools
+from agent_core.views.compare import compare_turns
 from agent_core.views.metrics import turn_metrics
 from agent_core.views.transcript import Transcript
-from agent_core.views.turn_compare import compare_turns
 
 
 def test_rerun_forks_before_the_turn_and_leaves_the_original_alone() -> None:

@@ -13,7 +13,7 @@ from agent_core.cli.sessions_cmd import TRACE_FORMATS
 from agent_core.cli.whatif_options import PROTOCOL_NAMES
 from agent_core.engine.protocols import PROTOCOLS
 from agent_core.trace_export import FORMATS
-from agent_core.views.languages import LANGS
+from agent_core.views import LANGS
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from agent_core.engine.run_context import AgentSettings, settings_problem
 from agent_core.events import plain
 from agent_core.examples import EXAMPLE_KEY
-from agent_core.experiments.run_configs import RunConfig
+from agent_core.experiments.configs import RunConfig
 from agent_core.runtime.run_settings import RunSettings
 from agent_core.runtime.session_runs import CONSENT_UNSET
 

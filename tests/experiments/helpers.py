@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_core.experiments.example_experiments import rule_model
+from agent_core.experiments.example import rule_model
 from agent_core.store import SessionStore
 
 __all__ = ["file_store", "rule_model"]

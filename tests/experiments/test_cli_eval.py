@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_core.cli import main
-from agent_core.experiments.example_experiments import example_file
+from agent_core.experiments.example import example_file
 from agent_core.testing import FakeOpenAIServer
 from agent_core.testing.rule_llm import rule_reply
 

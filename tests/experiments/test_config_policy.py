@@ -10,9 +10,8 @@ import pytest
 
 from agent_core.cli import main
 from agent_core.experiments import DatasetItem, ExperimentRunner, RunConfig, create_dataset, create_experiment
-from agent_core.experiments.config_policy import ConfigFileError, checked_connection, key_env_problem
-from agent_core.experiments.experiment_results import unit_results
-from agent_core.experiments.run_configs import parse_configs
+from agent_core.experiments.configs import ConfigFileError, checked_connection, key_env_problem, parse_configs
+from agent_core.experiments.results import unit_results
 from agent_core.testing import FakeOpenAIServer
 from agent_core.testing.rule_llm import rule_reply
 from tests.experiments.helpers import file_store

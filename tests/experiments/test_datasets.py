@@ -21,8 +21,8 @@ from agent_core.experiments import (
     parse_dataset,
     to_jsonl,
 )
-from agent_core.experiments.dataset_files import MAX_DATASET_BYTES
-from agent_core.experiments.example_experiments import example_file
+from agent_core.experiments.datasets import MAX_DATASET_BYTES
+from agent_core.experiments.example import example_file
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import Actor, SessionStore
 from agent_core.testing import ScriptedModel

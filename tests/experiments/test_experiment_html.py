@@ -12,8 +12,8 @@ import pytest
 from agent_core.cli import main
 from agent_core.cli.eval_cmd import gathered
 from agent_core.experiments import DatasetItem, ExperimentRunner, RunConfig, create_dataset, create_experiment
-from agent_core.experiments.example_experiments import rule_model
-from agent_core.experiments.experiment_html import experiment_html
+from agent_core.experiments.example import rule_model
+from agent_core.experiments.report import experiment_html
 from tests.experiments.helpers import file_store
 
 EVIL = '<script>alert(1)</script><img src=x onerror="fetch(`//evil`)">'

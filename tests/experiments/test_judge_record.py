@@ -11,9 +11,9 @@ import pytest
 from agent_core.cli import main
 from agent_core.cli.eval_cmd import show_text
 from agent_core.experiments import DatasetItem, ExperimentRunner, RunConfig, create_dataset, create_experiment
-from agent_core.experiments.example_experiments import rule_model
-from agent_core.experiments.experiment_records import get_experiment
-from agent_core.experiments.experiment_results import unit_results
+from agent_core.experiments.example import rule_model
+from agent_core.experiments.records import get_experiment
+from agent_core.experiments.results import unit_results
 from agent_core.models.chat_model import ChatModel
 from agent_core.testing import FakeOpenAIServer, FunctionModel
 from agent_core.testing.rule_llm import rule_reply

@@ -12,9 +12,9 @@ import pytest
 
 from agent_core.cli.eval_cmd import show_text
 from agent_core.experiments import DatasetItem, ExperimentRunner, RunConfig, create_dataset, create_experiment
-from agent_core.experiments.example_experiments import rule_model
-from agent_core.experiments.experiment_records import get_experiment
-from agent_core.experiments.experiment_results import config_summaries, pass_at_k, unit_results
+from agent_core.experiments.example import rule_model
+from agent_core.experiments.records import get_experiment
+from agent_core.experiments.results import config_summaries, pass_at_k, unit_results
 from agent_core.models.chat_model import ChatModel
 from agent_core.testing import FunctionModel, Reply
 from sparrow_ui.panels.experiment_views import summary_frame

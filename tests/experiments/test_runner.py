@@ -11,11 +11,11 @@ from sqlmodel import Session, select
 
 from agent_core.events import RunFinished
 from agent_core.experiments import DatasetItem, ExperimentRunner, RunConfig, create_dataset, create_experiment, scorer
-from agent_core.experiments.example_experiments import rule_model
-from agent_core.experiments.experiment_records import get_experiment, start_unit
-from agent_core.experiments.experiment_results import config_summaries, unit_results
-from agent_core.experiments.experiment_runner import Pace
-from agent_core.experiments.experiment_tables import ResultRow
+from agent_core.experiments.example import rule_model
+from agent_core.experiments.records import get_experiment, start_unit
+from agent_core.experiments.results import config_summaries, unit_results
+from agent_core.experiments.runner import Pace
+from agent_core.experiments.tables import ResultRow
 from agent_core.models import ModelError
 from agent_core.models.chat_model import ChatModel
 from agent_core.store import SessionStore

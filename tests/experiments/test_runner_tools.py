@@ -14,11 +14,11 @@ from agent_core.experiments import (
     RunConfig,
     create_dataset,
     create_experiment,
-    experiment_runner,
+    runner,
 )
-from agent_core.experiments.example_experiments import rule_model
-from agent_core.experiments.experiment_results import unit_results
-from agent_core.experiments.run_configs import tools_for
+from agent_core.experiments.configs import tools_for
+from agent_core.experiments.example import rule_model
+from agent_core.experiments.results import unit_results
 from agent_core.models.chat_model import ChatModel
 from tests.experiments.helpers import file_store
 
@@ -30,7 +30,7 @@ def test_tools_and_models_are_built_once_per_configuration(tmp_path: Path, monke
         built.append(config.tools)
         return tools_for(config)  # type: ignore[return-value]
 
-    monkeypatch.setattr(experiment_runner, "tools_for", counting)
+    monkeypatch.setattr(runner, "tools_for", counting)
     store = file_store(tmp_path)
     items = [DatasetItem(id=f"add-{n}", question=f"What is {n} + {n}?", expect={"number": 2 * n}) for n in range(6)]
     create_dataset(store, "adds", items)

@@ -8,10 +8,17 @@ import pytest
 
 from agent_core.events import Event, ModelFinished, RunFinished, ToolStarted, Usage
 from agent_core.experiments import DatasetItem, Score, scorer
-from agent_core.experiments.checks import numbers_in, score_check
-from agent_core.experiments.judge import parse_verdict, recorded_judge
-from agent_core.experiments.scorer_registry import custom_score, load_scorers
-from agent_core.experiments.scores import RunFacts, ScoringContext, failure_of
+from agent_core.experiments.scoring import (
+    RunFacts,
+    ScoringContext,
+    custom_score,
+    failure_of,
+    load_scorers,
+    numbers_in,
+    parse_verdict,
+    recorded_judge,
+    score_check,
+)
 from agent_core.store import SessionStore
 from agent_core.testing import ScriptedModel
 from tests.core.helpers import answer

@@ -15,9 +15,9 @@ import pytest
 from sqlmodel import Session, select
 
 from agent_core.experiments import ExperimentRunner, RunConfig, create_dataset, create_experiment, parse_dataset
-from agent_core.experiments.example_experiments import example_file
-from agent_core.experiments.experiment_tables import ResultRow
-from agent_core.experiments.job_queue import QUEUE_NAME, enqueue_experiment
+from agent_core.experiments.example import example_file
+from agent_core.experiments.runner import QUEUE_NAME, enqueue_experiment
+from agent_core.experiments.tables import ResultRow
 from agent_core.store import SessionStore
 from agent_core.testing import FakeOpenAIServer
 from agent_core.testing.rule_llm import rule_reply

@@ -26,7 +26,7 @@ from agent_core.trace_export import (
     send_otlp,
     to_otlp_json,
 )
-from agent_core.trace_export.openinference import is_openinference
+from agent_core.trace_export.otel import is_openinference
 from tests.observability.builders import MODEL, PRICES, T0, session, started, step, tool_start
 from tests.observability.conftest import Collector
 from tests.observability.span_dicts import expected_spans, plain, spans_of

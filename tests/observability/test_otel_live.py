@@ -26,8 +26,8 @@ from agent_core.store import SessionStore, record_events
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import Tool, calculator, tool
 from agent_core.trace_export import SpanData, build_spans, send_otlp
-from agent_core.trace_export.live_export import RunSpans, close_all, live_export, sender_for
-from agent_core.trace_export.otlp_env import OtlpConfigError, export_target, parse_headers
+from agent_core.trace_export.otlp import OtlpConfigError, export_target, parse_headers
+from agent_core.trace_export.sending import RunSpans, close_all, live_export, sender_for
 from tests.core.test_cli import DATE_ANSWER, DATE_STEP, SEED
 from tests.observability.builders import (
     MODEL,
@@ -47,7 +47,7 @@ from tests.store.helpers import arithmetic_agent
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "How many spans will this run send?"
-LOGGER = "agent_core.trace_export.live_export"
+LOGGER = "agent_core.trace_export.sending"
 AUTH = "Basic c3BhcnJvdzpzZWNyZXQ="  # base64("sparrow:secret"), as Langfuse wants it
 
 

@@ -22,8 +22,8 @@ from sqlmodel import SQLModel
 from agent_core.cli import main
 from agent_core.events import RunFinished
 from agent_core.experiments import (
-    experiment_tables,  # noqa: F401  (the models hold these tables too)
     get_experiment,
+    tables,  # noqa: F401  (the models hold these tables too)
 )
 from agent_core.longterm import MemoryStore
 from agent_core.store import Actor, SchemaVersionError, SessionStore

@@ -1,6 +1,6 @@
-"""Experiments in the store: made, listed, looked up (owned like sessions), and their result rows written.
-
-Every call acts for ``store.actor``; a user sees only their own experiments, an admin all of them.
+"""Experiments in the store: made, listed, looked up and deleted (owned like sessions: every call acts for
+``store.actor``; a user sees only their own experiments, an admin all of them), and their result rows written as
+units start and finish.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, delete, insert, update
 from sqlmodel import Session, col, select
 
+from agent_core.experiments.configs import RunConfig
 from agent_core.experiments.datasets import get_dataset, owned, visible
-from agent_core.experiments.experiment_tables import ExperimentRow, ResultRow
-from agent_core.experiments.run_configs import RunConfig
-from agent_core.experiments.scores import Score
+from agent_core.experiments.scoring import Score
+from agent_core.experiments.tables import ExperimentRow, ResultRow
 from agent_core.store import SessionStore
 from agent_core.store.access import new_id
 from agent_core.store.database import writer

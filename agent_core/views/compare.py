@@ -1,24 +1,79 @@
-"""Two turns side by side: their steps aligned, what differs in each, and their metrics.
-
-Steps are aligned on what they did (the tools they called, or the answer they gave) with
-``difflib.SequenceMatcher``, so an extra step on one side shows as a gap rather than shifting every later
-pair. Each pair is ``same``, ``changed``, ``added`` or ``removed``, judged on every field as text (thought,
-action, arguments, observation, answer, error: see :mod:`agent_core.views.step_diff`). Works on any two folded
-turns (``TurnView``), from one session or two, live or imported: a fork against its original, a rerun.
+"""Two turns side by side: their steps aligned, what differs in each step field by field, and their metrics. Steps
+are aligned on what they did (the tools they called, or the answer they gave) with ``difflib.SequenceMatcher``, so
+an extra step on one side shows as a gap rather than shifting every later pair. Each pair is ``same``, ``changed``,
+``added`` or ``removed``, judged on every field as text (thought, action, arguments, observation, answer, error):
+``81`` against ``refused`` is a changed answer even though both steps answered, and texts are diffed word by word
+so a view can mark what changed. Works on any two folded turns (``TurnView``), from one session or two, live or
+imported: a fork against its original, a rerun.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_core.engine.call_index import canonical_arguments
 from agent_core.formatting import format_cost, format_duration, format_tokens
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.views.metrics import RunMetrics
-from agent_core.views.step_diff import FieldDiff, field_diffs, step_fields
 from agent_core.views.turns import ActionView, StepView, TurnView
+
+FIELDS: tuple[str, ...] = ("thought", "action", "arguments", "observation", "answer", "error")
+"""The fields of a step compared, in the order they are shown."""
+
+_WORDS = re.compile(r"\S+\s*|\s+")
+
+
+@dataclass(frozen=True)
+class FieldDiff:
+    """One field of two aligned steps ("" where a side has nothing)."""
+
+    name: str
+    left: str
+    right: str
+
+    @property
+    def differs(self) -> bool:
+        """True when the two texts are not identical."""
+        return self.left != self.right
+
+    def pieces(self) -> list[tuple[str, str]]:
+        """The texts merged word by word: ``("equal" | "delete" | "insert", text)``, in reading order."""
+        a, b = _WORDS.findall(self.left), _WORDS.findall(self.right)
+        out: list[tuple[str, str]] = []
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+            if tag == "equal":
+                out.append(("equal", "".join(a[i1:i2])))
+                continue
+            if i2 > i1:
+                out.append(("delete", "".join(a[i1:i2])))
+            if j2 > j1:
+                out.append(("insert", "".join(b[j1:j2])))
+        return out
+
+
+def step_fields(step: StepView | None) -> dict[str, str]:
+    """The compared fields of a step as text (all empty for a missing step)."""
+    if step is None:
+        return dict.fromkeys(FIELDS, "")
+    errors = [e for e in (step.model_error, step.format_error) if e]
+    errors += [f"{a.tool}: {a.error}" for a in step.actions if a.error]
+    return {
+        "thought": step.thought.strip(),
+        "action": " + ".join(a.tool for a in step.actions),
+        "arguments": "\n".join(canonical_arguments(a.arguments) for a in step.actions),
+        "observation": "\n".join(a.output or "" for a in step.actions),
+        "answer": step.final_answer or "",
+        "error": "\n".join(errors),
+    }
+
+
+def field_diffs(left: StepView | None, right: StepView | None) -> tuple[FieldDiff, ...]:
+    """Every field of the two steps, side by side."""
+    a, b = step_fields(left), step_fields(right)
+    return tuple(FieldDiff(name, a[name], b[name]) for name in FIELDS)
 
 
 @dataclass(frozen=True)
@@ -173,20 +228,10 @@ def _at(actions: list[ActionView], index: int) -> ActionView | None:
 def _call_diff(left: ActionView | None, right: ActionView | None) -> CallDiff:
     if left is None or right is None:
         return CallDiff(left, right)
-    keys = sorted(set(left.arguments) | set(right.arguments))
-    changed = tuple(
-        k for k in keys if _canonical(left.arguments.get(k, _MISSING)) != _canonical(right.arguments.get(k, _MISSING))
-    )
+    a, b = left.arguments, right.arguments
+    same = [k for k in a.keys() & b.keys() if canonical_arguments(a[k]) == canonical_arguments(b[k])]
+    changed = tuple(sorted((a.keys() | b.keys()) - set(same)))
     return CallDiff(left, right, changed)
-
-
-_MISSING = object()
-
-
-def _canonical(value: Any) -> str:
-    if value is _MISSING:
-        return "\0missing"
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def metric_rows(

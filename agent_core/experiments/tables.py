@@ -1,9 +1,7 @@
 """The experiment tables: datasets and their items, experiments, and one result row per (item, configuration, repeat).
-
-They hold only what the event log does not: the dataset, the configurations and the scores. Each result
-row names the session and run that answered the item; steps, tokens and latency are read from that run's
-``run_finished`` event by SQL (see ``results``), never copied here.
-"""
+They hold only what the event log does not: the dataset, the configurations and the scores. Each result row names
+the session and run that answered the item; steps, tokens and latency are read from that run's ``run_finished``
+event by SQL (see ``results``), never copied here."""
 
 from __future__ import annotations
 
@@ -101,6 +99,3 @@ class ResultRow(SQLModel, table=True):
     worker: str | None = Field(default=None, max_length=200)
     started_at: float
     finished_at: float | None = None
-
-
-TABLES = [DatasetRow.__table__, DatasetItemRow.__table__, ExperimentRow.__table__, ResultRow.__table__]  # pyright: ignore[reportAttributeAccessIssue]  # SQLModel sets __table__, undeclared

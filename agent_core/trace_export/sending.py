@@ -1,38 +1,146 @@
-"""Live trace export: a run's spans go to an OTLP/HTTP receiver while the run happens.
-
-``live_export(events)`` yields the events unchanged. When ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or
-``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set, each event is also queued for a background thread that
-builds each span as soon as it is complete — a model call at its ``model_finished``, a tool call at its
-``tool_finished``, the run span at ``run_finished`` — and sends it, so a trace viewer shows the run
-growing. The spans are exactly those of :func:`~agent_core.trace_export.otel.build_spans` (same ids), so
-exporting the session later gives the same trace. The run's thread builds each span (from its own call
-only) and queues it; the OpenTelemetry SDK's batch processor and OTLP exporter send it from their thread,
-retrying with backoff (see ``otel_sdk``). Without an endpoint this costs nothing; with a dead one, one
-warning, and when the senders' owner closes (the end of a CLI command, or the interpreter's exit) at most
+"""Sending spans to an OTLP/HTTP receiver: live, while a run happens, and a saved session's at once (the Traces page's
+Send, ``export-trace --format otel``), the same way: through the optional OpenTelemetry packages (``pip install
+'sparrow-agent[otel]'``, used by ``otel_sdk``, imported on first use) and the target the standard variables give
+(``otlp.export_target``), so a session's live spans and its re-sent ones land under the same service, in the same
+encoding. ``live_export(events)`` yields the events unchanged; when an endpoint is set, each span is built as soon as
+it is complete — a model call at its ``model_finished``, a tool call at its ``tool_finished``, the run span at
+``run_finished`` — and queued for sending, so a trace viewer shows the run growing. The spans are exactly those of
+:func:`~agent_core.trace_export.otel.build_spans` (same ids), so exporting the session later gives the same trace.
+The run's thread builds each span (from its own call only) and queues it; the SDK's batch processor and OTLP
+exporter send it from their thread, retrying with backoff. Without an endpoint this costs nothing; with a dead one,
+one warning, and when the senders' owner closes (the end of a CLI command, or the interpreter's exit) at most
 ``EXIT_WAIT_S`` seconds per receiver that answers.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from types import ModuleType
 from typing import Any
 
+from agent_core.env_settings import env_settings
 from agent_core.events import Event, ModelFinished, RunFinished, full_messages
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable, env_prices_or_catalogue
 from agent_core.process_resources import resources
-from agent_core.trace_export.otel import SpanData, call_span, run_span
-from agent_core.trace_export.otlp import OtelUnavailable, resource_attributes, scope, sdk_module
-from agent_core.trace_export.otlp_env import ExportTarget, OtlpConfigError, capture_content, export_target
+from agent_core.trace_export.otel import SpanData, build_spans, call_span, run_span
+from agent_core.trace_export.otlp import (
+    ExportTarget,
+    OtlpConfigError,
+    capture_content,
+    export_target,
+    resource_attributes,
+    scope,
+)
 from agent_core.views.transcript import Transcript
 from agent_core.views.turns import ActionView
 
-log = logging.getLogger("agent_core.trace_export.live_export")
+log = logging.getLogger("agent_core.trace_export.sending")
 
 EXIT_WAIT_S = 3.0
 """At interpreter exit, how long the last spans may take to leave (less if the receiver is known to fail)."""
+
+
+INSTALL_HINT = "pip install 'sparrow-agent[otel]'  (opentelemetry-sdk, opentelemetry-exporter-otlp-proto-http)"
+
+
+class OtelUnavailable(ImportError):
+    """Sending spans needs the optional OpenTelemetry packages, which are not installed."""
+
+
+class OtelExportError(RuntimeError):
+    """The OTLP endpoint did not accept the spans."""
+
+
+def otel_sdk_available() -> bool:
+    """True when the optional packages needed by :func:`send_otlp` are installed."""
+    try:
+        sdk_module()
+    except OtelUnavailable:
+        return False
+    return True
+
+
+def sdk_module() -> ModuleType:
+    """The module that sends with the SDK, imported on demand (it needs the optional packages)."""
+    try:
+        return importlib.import_module("agent_core.trace_export.otel_sdk")
+    except ImportError as exc:
+        raise OtelUnavailable(
+            f"sending traces to an OTLP endpoint needs the optional OpenTelemetry packages ({exc.name} is missing): "
+            f"{INSTALL_HINT}. Without them, export OTLP/JSON to a file instead."
+        ) from None
+
+
+def send_otlp(
+    events: Iterable[Event],
+    *,
+    endpoint: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    service_name: str | None = None,
+    **span_options: Any,
+) -> int:
+    """Send the spans of ``events`` to an OTLP/HTTP endpoint with the SDK's exporter; returns how many were sent.
+
+    The standard variables apply as they do to live export (endpoint, ``OTEL_EXPORTER_OTLP_PROTOCOL``,
+    headers, timeout, compression, certificates, ``OTEL_SERVICE_NAME``, ``OTEL_RESOURCE_ATTRIBUTES``); the
+    arguments, when given, win. Raises :class:`OtelUnavailable` without the ``otel`` extra and
+    :class:`OtelExportError` when the endpoint does not accept the spans (after the SDK's retries).
+    """
+    return send_spans(
+        build_spans(events, **span_options),
+        endpoint=endpoint,
+        headers=headers,
+        timeout=timeout,
+        service_name=service_name,
+    )
+
+
+def send_spans(
+    spans: Sequence[SpanData],
+    *,
+    endpoint: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    service_name: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> int:
+    """Send already built spans (see :func:`send_otlp`)."""
+    sdk = sdk_module()
+    try:
+        target = resend_target(environ, endpoint=endpoint, headers=headers, timeout=timeout, service_name=service_name)
+    except OtlpConfigError as exc:
+        raise OtelExportError(str(exc)) from None
+    resource = {**resource_attributes(target.service_name), **dict(target.resource)}
+    problem = sdk.export(sdk.as_readable(spans, resource, scope()), target)
+    if problem is not None:
+        raise OtelExportError(
+            f"the OTLP endpoint {target.endpoint} did not accept {len(spans)} spans: {problem} "
+            "(is an OTLP/HTTP receiver such as Jaeger, Phoenix, Langfuse or an OpenTelemetry Collector running there?)"
+        )
+    return len(spans)
+
+
+def resend_target(environ: Mapping[str, str] | None = None, **given: Any) -> ExportTarget:
+    """The live export's target (the same variables), with the ``given`` values that are not None on top."""
+    env = env_settings(environ)
+    env = env.model_copy(  # sending a saved trace is asked for explicitly: export may be off for live runs
+        update={
+            "otel_exporter_otlp_endpoint": env.otel_exporter_otlp_endpoint or "http://localhost:4318",
+            "otel_sdk_disabled": False,
+            "otel_traces_exporter": None,
+        }
+    )
+    target = export_target(env)
+    assert target is not None  # an endpoint is set and export is not turned off
+    changes = {k: v for k, v in given.items() if v is not None}
+    if "headers" in changes:
+        changes["headers"] = tuple(dict(changes["headers"]).items())
+    return replace(target, **changes)
 
 
 class RunSpans:

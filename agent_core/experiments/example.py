@@ -1,5 +1,4 @@
 """The shipped example: a dataset of 20 questions in the spirit of the seeds, and two finished experiments.
-
 The experiments are run here, through the real runner, agent loop, tools and scorers, by a rule-driven
 stand-in model (``agent_core.testing.rule_llm``): no key and no network, so a first visit to the Experiments
 page shows a filled one. The stand-in knows only a few question shapes, so some items fail honestly, and the
@@ -12,16 +11,10 @@ from __future__ import annotations
 import dataclasses
 from importlib import resources
 
-from agent_core.experiments.dataset_files import parse_dataset
-from agent_core.experiments.datasets import DatasetInfo, import_dataset, list_datasets
-from agent_core.experiments.experiment_records import (
-    ExperimentInfo,
-    create_experiment,
-    get_experiment,
-    list_experiments,
-)
-from agent_core.experiments.experiment_runner import ExperimentRunner
-from agent_core.experiments.run_configs import RunConfig
+from agent_core.experiments.configs import RunConfig
+from agent_core.experiments.datasets import DatasetInfo, import_dataset, list_datasets, parse_dataset
+from agent_core.experiments.records import ExperimentInfo, create_experiment, get_experiment, list_experiments
+from agent_core.experiments.runner import ExperimentRunner
 from agent_core.models.chat_model import ChatModel, Message, ModelRequest
 from agent_core.store import SessionStore
 from agent_core.testing import FunctionModel, rule_reply
