@@ -34,6 +34,7 @@ from agent_core.store.memory import (
     search_statement,
     text_hash,
 )
+from agent_core.store.sessions import adopt_memories
 from agent_core.store.tables import UNTITLED, MemoryRow, SessionRow
 
 
@@ -234,16 +235,8 @@ class MemoryStore:
         """
         if not self.actor.is_admin or self.owner is None:
             raise PermissionError("only a signed-in admin can claim memories saved without sign-in")
-        claimed = 0
         with Session(self._writer) as db:
-            for row in db.exec(select(MemoryRow).where(owned_by(None))).all():
-                key = text_hash(row.text, self.owner)
-                taken = select(MemoryRow.id).where(col(MemoryRow.scope) == row.scope, col(MemoryRow.text_hash) == key)
-                if db.exec(taken).first() is not None:
-                    db.delete(row)
-                    continue
-                row.owner, row.text_hash, claimed = self.owner, key, claimed + 1
-                db.add(row)
+            claimed = adopt_memories(db, None, self.owner)
             db.commit()
         log.info("%s claimed %d memories", self.owner, claimed)
         return claimed

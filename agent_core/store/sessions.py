@@ -31,7 +31,7 @@ from agent_core.events import Event, ModelDelta, RunStarted
 from agent_core.store.access import ISSUER_SEP, Actor, NotYours, SessionNotFound, SnapshotNotFound, StoreAccess, new_id
 from agent_core.store.database import DatabaseUnavailable, create_db_engine, with_retry
 from agent_core.store.log import INSERT_EVENTS, STORED_COLUMNS, EventLog, copy_events, event_rows
-from agent_core.store.memory import text_hash
+from agent_core.store.memory import owned_by, text_hash
 from agent_core.store.runs import Runs
 from agent_core.store.shares import ShareLinks
 from agent_core.store.tables import (
@@ -193,13 +193,12 @@ class Sessions:
             db.commit()
 
 
-def adopt_memories(db: Session, old: str, new: str) -> int:
-    """Give ``old``'s memories to ``new``, each with the duplicate key of its new owner; how many were re-keyed.
-
-    A fact ``new`` already holds in the same scope is not adopted twice: the old copy is deleted.
-    """
+def adopt_memories(db: Session, old: str | None, new: str) -> int:
+    """Give ``old``'s memories (None: those saved without sign-in) to ``new``, each with the duplicate key of its new
+    owner; how many changed hands. A fact ``new`` already holds in the same scope is not kept twice: the old copy is
+    deleted."""
     adopted = 0
-    for row in db.exec(select(MemoryRow).where(col(MemoryRow.owner) == old)).all():
+    for row in db.exec(select(MemoryRow).where(owned_by(old))).all():
         key = text_hash(row.text, new)
         taken = select(MemoryRow.id).where(col(MemoryRow.scope) == row.scope, col(MemoryRow.text_hash) == key)
         if db.exec(taken).first() is not None:
