@@ -3,12 +3,14 @@
 Each is opened on first use through :func:`resources` and belongs to one owner, which closes them all together,
 last opened first. The CLI owns one per command (``with owning():`` around it, so a command's servers stop before
 it returns); code outside any ``owning`` block (the app's server, a script using the library) shares the
-process's owner, closed when the interpreter exits.
+process's owner, closed when the interpreter exits. A server started beside the agent (the local model, a test
+database) listens on a ``free_port``.
 """
 
 from __future__ import annotations
 
 import atexit
+import socket
 import threading
 import warnings
 from collections.abc import Callable, Iterator
@@ -87,3 +89,10 @@ def owning(owner: Resources | None = None) -> Iterator[Resources]:
         with _lock:
             _owners.remove(owner)
         owner.close()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

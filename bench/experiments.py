@@ -40,7 +40,7 @@ from agent_core.experiments.records import get_experiment, outcome, set_status
 from agent_core.experiments.results import changes, config_summaries, unit_results
 from agent_core.experiments.scoring import Score
 from agent_core.experiments.tables import ResultRow
-from agent_core.models.chat_model import Message, ModelRequest
+from agent_core.models.chat import Message, ModelRequest
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.store.database import writer

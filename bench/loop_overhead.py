@@ -30,7 +30,7 @@ from collections.abc import Callable
 from seed_loops import FakeLLM, ListLLM, seed_react, seed_tools
 
 from agent_core import Agent
-from agent_core.models.chat_model import Completion
+from agent_core.models.chat import Completion
 from agent_core.testing import Reply, ScriptedModel
 from agent_core.testing.fake_models import as_reply
 from agent_core.tools import Tool, calculator

@@ -20,7 +20,7 @@ from typing import Any
 
 from agent_core.tools import get_current_time
 from agent_core.tools.mcp import parse_config
-from agent_core.tools.mcp.mcp_servers import McpServers
+from agent_core.tools.mcp.tools import McpServers
 
 
 def command(name: str) -> str:

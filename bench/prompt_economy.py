@@ -27,7 +27,7 @@ from typing import Any
 
 from agent_core import Agent
 from agent_core.events import ModelFinished, RunFinished, with_full_messages
-from agent_core.models.tokens import estimate_messages, estimate_tokens
+from agent_core.models.chat import estimate_messages, estimate_tokens
 from agent_core.testing import ScriptedModel
 from agent_core.tools import calculator
 

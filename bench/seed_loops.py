@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agent_core.models.chat_model import Completion, ModelRequest
+from agent_core.models.chat import Completion, ModelRequest
 from agent_core.testing import ScriptedModel
 
 Tools = dict[str, Callable[..., Any]]

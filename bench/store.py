@@ -32,7 +32,7 @@ from store_backends import PostgresFloor, concurrent_runs, dsn
 
 from agent_core import Agent
 from agent_core.events import Event, ModelDelta, ModelFinished
-from agent_core.models.chat_model import Message, ModelRequest
+from agent_core.models.chat import Message, ModelRequest
 from agent_core.store import SessionStore, export_session, import_session
 from agent_core.store.log import encode, gc_paused
 from agent_core.testing import FunctionModel

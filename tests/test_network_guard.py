@@ -5,7 +5,7 @@ import socket
 import pytest
 
 from agent_core.models import OpenAIChatModel
-from agent_core.models.chat_model import ModelRequest, complete
+from agent_core.models.chat import ModelRequest, complete
 from tests.conftest import NetworkBlocked
 
 

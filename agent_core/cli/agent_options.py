@@ -18,8 +18,8 @@ from agent_core.engine.approval_policy import app_defaults
 from agent_core.engine.approvals import Approvals
 from agent_core.engine.run_context import settings_problem
 from agent_core.env_settings import env_settings
+from agent_core.models.chat import ModelError
 from agent_core.models.local_llama import local_chat_model
-from agent_core.models.model_errors import ModelError
 from agent_core.runtime.catalog import tool_catalog
 from agent_core.runtime.session_runs import protocol_from_config
 from agent_core.store import SessionConfig

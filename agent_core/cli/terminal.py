@@ -14,7 +14,7 @@ from agent_core.engine.approvals import Approvals, approval_key
 from agent_core.env_settings import env_settings
 from agent_core.events import ApprovalRequested, Event, RunFinished
 from agent_core.guards.limits import CancelToken
-from agent_core.guards.output_check import HidingWriter, hide_configured
+from agent_core.guards.masking import HidingWriter, hide_configured
 
 
 def use_color(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:

@@ -11,10 +11,10 @@ from agent_core.engine.approval_policy import asks_first
 from agent_core.engine.approvals import approval_key
 from agent_core.engine.run_context import RunContext
 from agent_core.events import ApprovalDecided, ApprovalRequested, Event, OutputFlagged, ToolFinished, ToolStarted
+from agent_core.guards.json_limits import tame
 from agent_core.guards.limits import CancelToken, Deadline, RunStopped
-from agent_core.guards.output_check import check_value
+from agent_core.guards.masking import check_value
 from agent_core.guards.taint import OUTSIDE_READ, Taint, source_of
-from agent_core.guards.value_limits import tame
 from agent_core.tools.runner import CallRequest, CallResult, ToolRunner
 from agent_core.tools.tool import Tool
 
@@ -158,7 +158,7 @@ def _public(finding: dict[str, Any]) -> dict[str, Any]:
 
 
 def _json_safe(value: Any) -> Any:
-    """Details as plain JSON that can be stored, exported and imported again (see ``value_limits.tame``)."""
+    """Details as plain JSON that can be stored, exported and imported again (see ``json_limits.tame``)."""
     if value is None or isinstance(value, (str, bool)):
         return value
     try:

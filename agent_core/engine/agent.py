@@ -16,8 +16,8 @@ from agent_core.engine.repeats import rebuilt_requests
 from agent_core.engine.run_context import AgentSettings, RunContext
 from agent_core.events import Event, RunStarted
 from agent_core.guards.limits import CancelToken
-from agent_core.guards.output_check import OutputCheck, default_check
-from agent_core.models.chat_model import ChatModel
+from agent_core.guards.masking import OutputCheck, default_check
+from agent_core.models.chat import ChatModel
 from agent_core.runtime.reuse import RecordedResults
 from agent_core.tools import Tool, ToolSet, builtin_tools
 

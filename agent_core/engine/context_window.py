@@ -14,8 +14,7 @@ from typing import Any
 from agent_core.engine.protocols.protocol import AgentProtocol
 from agent_core.events import Event, ModelFinished, RunFinished, RunStarted, ToolFinished
 from agent_core.formatting import clip
-from agent_core.models.chat_model import ChatModel, Message, ModelRequest, complete
-from agent_core.models.tokens import estimate_messages, estimate_tokens
+from agent_core.models.chat import ChatModel, Message, ModelRequest, complete, estimate_messages, estimate_tokens
 from agent_core.tools.tool import Tool
 
 

@@ -27,8 +27,8 @@ from agent_core.events import (
 )
 from agent_core.guards.limits import CancelToken, Deadline, RunStopped
 from agent_core.guards.taint import Taint
+from agent_core.models.chat import ModelError
 from agent_core.models.endpoints import recorded_endpoint
-from agent_core.models.model_errors import ModelError
 from agent_core.tools.retrieval import select_tools
 from agent_core.tools.runner import CallRequest
 from agent_core.tools.tool import Tool

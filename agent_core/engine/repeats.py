@@ -20,7 +20,7 @@ from agent_core.engine.protocols.protocol import AgentProtocol, Narrowing
 from agent_core.events import AnswerRequested, CallRepeated, Event, StepStarted, ToolFinished
 from agent_core.formatting import clip, plural
 from agent_core.guards.limits import RunStopped
-from agent_core.models.chat_model import Message
+from agent_core.models.chat import Message
 from agent_core.tools.runner import CallRequest
 from agent_core.tools.tool import ToolSet
 

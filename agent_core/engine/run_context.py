@@ -15,8 +15,8 @@ from agent_core.engine.approvals import Approvals
 from agent_core.engine.attachments import Attachment
 from agent_core.engine.context_window import ConversationMemory
 from agent_core.engine.protocols import AgentProtocol
-from agent_core.guards.output_check import OutputCheck
-from agent_core.models.chat_model import ChatModel
+from agent_core.guards.masking import OutputCheck
+from agent_core.models.chat import ChatModel
 from agent_core.runtime.reuse import RecordedResults
 from agent_core.tools import ToolSet
 

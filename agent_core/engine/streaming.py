@@ -15,10 +15,8 @@ from typing import Any, Literal
 from agent_core.engine.protocols.protocol import AgentProtocol
 from agent_core.events import ModelDelta
 from agent_core.guards.limits import CancelToken, Deadline, RunStopped
-from agent_core.guards.output_check import OutputCheck
-from agent_core.guards.stream_mask import StreamMask
-from agent_core.models.chat_model import ChatModel, Completion, ModelRequest
-from agent_core.models.model_errors import ModelError
+from agent_core.guards.masking import OutputCheck, StreamMask
+from agent_core.models.chat import ChatModel, Completion, ModelError, ModelRequest
 
 _clock = time.monotonic  # the clock of Deadline, so one reading serves the deadline, the interval and the timing
 

@@ -12,8 +12,7 @@ from agent_core.engine.run_context import RunContext
 from agent_core.engine.streaming import ReplyReader
 from agent_core.events import Event, ModelFinished, OutputFlagged, Usage
 from agent_core.guards.limits import CancelToken, Deadline
-from agent_core.models.chat_model import Completion, Message, ModelRequest
-from agent_core.models.tokens import estimate_messages, estimate_tokens
+from agent_core.models.chat import Completion, Message, ModelRequest, estimate_messages, estimate_tokens
 from agent_core.tools.tool import Tool
 
 

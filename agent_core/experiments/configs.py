@@ -28,14 +28,13 @@ from agent_core.engine.agent import Agent
 from agent_core.env_settings import env_settings
 from agent_core.experiments.datasets import problems_of
 from agent_core.models import OpenAIChatModel
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel, ModelError
 from agent_core.models.endpoints import Connection, EndpointPolicy, OperatorEndpoint
-from agent_core.models.model_errors import ModelError
 from agent_core.runtime.catalog import tool_catalog
 from agent_core.runtime.run_settings import ProtocolName
 from agent_core.store.redaction import scrub_url
 from agent_core.tools import Tool
-from agent_core.tools.network.addresses import AddressPolicy
+from agent_core.tools.network.http import AddressPolicy
 
 ModelFactory = Callable[["RunConfig"], ChatModel]
 """Makes the chat model a configuration names (tests and the example pass fakes)."""

@@ -15,7 +15,7 @@ from agent_core.experiments.configs import RunConfig
 from agent_core.experiments.datasets import DatasetInfo, import_dataset, list_datasets, parse_dataset
 from agent_core.experiments.records import ExperimentInfo, create_experiment, get_experiment, list_experiments
 from agent_core.experiments.runner import ExperimentRunner
-from agent_core.models.chat_model import ChatModel, Message, ModelRequest
+from agent_core.models.chat import ChatModel, Message, ModelRequest
 from agent_core.store import SessionStore
 from agent_core.testing import FunctionModel, rule_reply
 from agent_core.testing.fake_models import Reply

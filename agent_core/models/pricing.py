@@ -1,33 +1,36 @@
-"""Model prices (USD per million tokens) and the cost of token usage; unknown models cost ``None``, never a guess.
+"""Model prices (USD per million tokens) and the cost of token usage; an unknown model costs ``None``, never a guess.
 
-List prices come from the maintained ``genai-prices`` catalogue (see ``price_catalog``): the price in force on
-the day of each model call, at the provider its endpoint's base URL names (or, with no endpoint, the provider
-the model name points to). A run is priced at the endpoint its ``RunStarted`` recorded: ``PriceTable.for_run``
-is the one place that decides it, and every view of a run (metrics, step headers, exports) goes through it.
-Cached input tokens are priced at the provider's cached-input rate, reasoning tokens as the output they are.
-
-Override or add prices with ``price_table({...})`` or the ``SPARROW_PRICES`` environment variable, e.g.
-``SPARROW_PRICES='{"my-model": {"input": 0.5, "output": 1.5}, "gpt-4o": null}'`` (``null`` makes a model
-unknown; ``"cached_input"`` is optional and defaults to the input price); an override applies at every
-endpoint. Local models (Ollama, vLLM, llama.cpp...) and endpoints whose provider the catalogue does not know
-have no list price: their cost is unknown (shown as "—") until one is configured, e.g.
-``{"input": 0, "output": 0}``.
+List prices come from the maintained ``genai-prices`` catalogue (imported on first need: it takes about a second):
+the price in force at the time of each model call, at the provider its endpoint's base URL names
+(``https://api.deepseek.com`` → DeepSeek) or, with no endpoint, the provider the model name points to. A model the
+endpoint's provider does not list, an endpoint the catalogue does not know (a gateway, a proxy) and an endpoint on
+this machine or a private network (Ollama, vLLM, llama.cpp...) have no list price, rather than the price of a
+hosted model of the same name. A run is priced at the endpoint its ``RunStarted`` recorded (``PriceTable.for_run``,
+the one place that decides it). Cached input tokens are priced at the cached-input rate, reasoning tokens as output.
+Overrides come from ``price_table({...})`` or ``SPARROW_PRICES``, e.g. ``'{"my-model": {"input": 0.5, "output":
+1.5}, "gpt-4o": null}'`` (``null`` makes a model unknown; ``"cached_input"`` defaults to the input price), and apply
+at every endpoint: ``{"input": 0, "output": 0}`` prices a local model at nothing instead of "—".
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import ipaddress
 import json
 import math
 import re
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache
 from types import MappingProxyType
 from typing import Any
+from urllib.parse import urlsplit
 
 from agent_core.env_settings import env_settings
 from agent_core.events import ModelSampled, RunStarted, Usage
-from agent_core.models.price_catalog import catalogue_cost, per_million
 
 PRICES_ENV = "SPARROW_PRICES"
 """Environment variable holding a JSON object of price overrides."""
@@ -197,3 +200,75 @@ def _as_price(model: str, value: Any) -> Price:
         raise PricingError(f"expected {{'input': ..., 'output': ...}} or [input, output], got {value!r}")
     except PricingError as exc:
         raise PricingError(f"price of {model!r}: {exc}") from None
+
+
+# --- the genai-prices catalogue ------------------------------------------------------------------------------------
+
+
+@cache
+def _genai_prices() -> Any:
+    return importlib.import_module("genai_prices")
+
+
+def is_local(endpoint: str | None) -> bool:
+    """True for an endpoint on this machine or a private network, where no list price applies."""
+    host = urlsplit(endpoint or "").hostname or ""
+    if host in ("localhost", "") or host.endswith((".local", ".internal", ".localhost")):
+        return bool(endpoint)
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_private or address.is_loopback or address.is_link_local
+
+
+SLOT_SECONDS = 1800
+"""Prices are looked up per half hour of the call's time: some change by time of day (DeepSeek's off-peak hours)."""
+
+
+def _slot(at: float | None) -> int:
+    return int((time.time() if at is None else at) // SLOT_SECONDS)
+
+
+@cache
+def model_price(model: str, endpoint: str | None, slot: int) -> Any | None:
+    """genai-prices' ``ModelPrice`` of ``model`` at ``endpoint`` in half hour ``slot``, or None when it has none."""
+    if is_local(endpoint):
+        return None
+    try:
+        genai = _genai_prices()
+    except ImportError:
+        return None
+    when = datetime.fromtimestamp(slot * SLOT_SECONDS, UTC)
+    try:
+        found = genai.calc_price(genai.Usage(), model, provider_api_url=endpoint, genai_request_timestamp=when)
+    except LookupError:  # no such provider for the URL, or it does not list the model: unknown, never a guess
+        return None
+    return found.model_price
+
+
+def provider_id(endpoint: str | None) -> str | None:
+    """The catalogue's id of the provider at ``endpoint`` (``deepseek``), or None: local, unknown or not given."""
+    if not endpoint or is_local(endpoint):
+        return None
+    try:
+        return str(_genai_prices().data_snapshot.get_snapshot().find_provider(None, None, endpoint).id)
+    except (ImportError, LookupError):
+        return None
+
+
+def catalogue_cost(model: str, endpoint: str | None, at: float | None, tokens: dict[str, int]) -> float | None:
+    """USD cost of ``tokens`` (genai-prices usage keys) for ``model``, or None when the catalogue has no price."""
+    price = model_price(model.strip().lower(), endpoint, _slot(at))
+    if price is None:
+        return None
+    return float(price.calc_price(_genai_prices().Usage(**tokens))["total_price"])
+
+
+def per_million(model: str, endpoint: str | None, at: float | None = None) -> dict[str, float] | None:
+    """USD per million tokens of ``model``: ``input``, ``output`` and ``cached_input``; None when unknown."""
+    price = model_price(model.strip().lower(), endpoint, _slot(at))
+    if price is None:
+        return None
+    rates = {"input": price.input_mtok, "output": price.output_mtok, "cached_input": price.cache_read_mtok}
+    return {name: float(getattr(rate, "base", rate)) for name, rate in rates.items() if rate is not None}

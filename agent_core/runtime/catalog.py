@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from agent_core.longterm.tools import make_memory_tools
 from agent_core.tools import builtin_tools
 from agent_core.tools.mcp import McpConfig, McpTools, ServerHandle, load_mcp_tools
-from agent_core.tools.network.web_tools import web_tools
-from agent_core.tools.plugin_worker import isolate
-from agent_core.tools.plugins import load_plugins
+from agent_core.tools.network import web_tools
+from agent_core.tools.plugins import isolate, load_plugins
 from agent_core.tools.tool import Tool
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from agent_core.engine.agent import AgentSettings
 from agent_core.events import Event, RunStarted
 from agent_core.examples import EXAMPLE_KEY
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.runtime.session_runs import agent_for_session, run_in_session
 from agent_core.store import SessionInfo, SessionStore
 from agent_core.store.access import new_id

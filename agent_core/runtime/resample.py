@@ -18,11 +18,17 @@ from typing import Any
 from agent_core.engine.call_index import canonical_arguments
 from agent_core.engine.protocols import get_protocol
 from agent_core.events import ModelFinished, ModelSampled, RunStarted, StepStarted, Usage, with_full_messages
-from agent_core.guards.output_check import default_check
-from agent_core.models.chat_model import ChatModel, Completion, ModelRequest, complete
+from agent_core.guards.masking import default_check
+from agent_core.models.chat import (
+    ChatModel,
+    Completion,
+    ModelError,
+    ModelRequest,
+    complete,
+    estimate_messages,
+    estimate_tokens,
+)
 from agent_core.models.endpoints import recorded_endpoint
-from agent_core.models.model_errors import ModelError
-from agent_core.models.tokens import estimate_messages, estimate_tokens
 from agent_core.runtime.fork import run_events_of
 from agent_core.runtime.fork_edit import StepEdit
 from agent_core.store import SessionStore

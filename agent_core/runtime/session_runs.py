@@ -14,7 +14,7 @@ from agent_core.engine.context_window import ConversationMemory
 from agent_core.engine.protocols import PROTOCOLS
 from agent_core.events import Event, RunStarted
 from agent_core.guards.limits import CancelToken
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.store.runs import RunOwners, owned
 from agent_core.store.sessions import SessionStore, record_events
 from agent_core.store.tables import SessionConfig

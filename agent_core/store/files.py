@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from agent_core.events import Event, EventFormatError, event_from_dict
 from agent_core.formatting import clip
-from agent_core.guards.value_limits import ValueRefused, check_values
+from agent_core.guards.json_limits import ValueRefused, check_values
 from agent_core.store.log import encode, gc_paused
 from agent_core.store.sessions import SessionStore
 from agent_core.store.tables import (

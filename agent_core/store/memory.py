@@ -27,7 +27,7 @@ from sqlalchemy import Connection, Float, Integer, and_, case, func, literal, or
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql import ColumnElement, Select
 
-from agent_core.guards.visible_text import fold
+from agent_core.guards.untrusted import fold
 from agent_core.store.tables import MemoryRow, table_of
 
 log = logging.getLogger(__name__)

@@ -23,8 +23,8 @@ from pydantic import AfterValidator, AllowInfNan, BaseModel, ConfigDict, StringC
 from sqlalchemy import JSON, Dialect, Table, Text, TypeDecorator
 from sqlmodel import Field, Index, SQLModel, UniqueConstraint
 
-from agent_core.guards.value_limits import MAX_TIME
-from agent_core.guards.visible_text import visible
+from agent_core.guards.json_limits import MAX_TIME
+from agent_core.guards.untrusted import visible
 from agent_core.store.redaction import scrub_settings, scrub_url
 
 OWNER_MAX_CHARS = 520

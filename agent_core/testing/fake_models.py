@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_core.events import Usage
-from agent_core.models.chat_model import Completion, Message, ModelOutput, ModelRequest, TextChunk, ToolCall
-from agent_core.models.model_errors import ModelError
+from agent_core.models.chat import Completion, Message, ModelError, ModelOutput, ModelRequest, TextChunk, ToolCall
 
 _CHUNK_RE = re.compile(r"\S+\s*|\s+")
 

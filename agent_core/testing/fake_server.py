@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from agent_core.models.tokens import estimate_messages, estimate_tokens
+from agent_core.models.chat import estimate_messages, estimate_tokens
 from agent_core.testing.fake_models import Reply, ReplyLike, apply_stop, as_reply, split_chunks
 
 Responder = Callable[[dict[str, Any]], ReplyLike]

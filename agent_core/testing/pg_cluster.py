@@ -11,10 +11,11 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
+
+from agent_core.process_resources import free_port
 
 SUPERUSER = "sparrow"
 """The cluster's superuser (trust authentication on 127.0.0.1 only)."""
@@ -40,13 +41,6 @@ def find_bin_dir() -> Path | None:
 def _version_key(path: str) -> int:
     digits = Path(path).parent.name
     return int(digits) if digits.isdigit() else 0
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Cluster:

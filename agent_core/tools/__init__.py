@@ -1,12 +1,10 @@
 """Tools: the ``@tool`` decorator, the registry, the runner and the built-in tools."""
 
-from agent_core.tools.builtin.calculator import calculator
-from agent_core.tools.builtin.clock import get_current_time
-from agent_core.tools.builtin.dates import date_calculator
+from agent_core.tools.builtin import builtin_tools, calculator, date_calculator, get_current_time
+from agent_core.tools.network import WebSettings, web_tools
 from agent_core.tools.network.fetch import fetch_url, make_fetch_url
+from agent_core.tools.network.search import make_web_search, web_search
 from agent_core.tools.network.weather import get_weather, make_get_weather
-from agent_core.tools.network.web_search import make_web_search, web_search
-from agent_core.tools.network.web_tools import WebSettings, web_tools
 from agent_core.tools.plugins import LoadedTools, PluginError, load_plugins
 from agent_core.tools.retrieval import ToolIndex, select_tools
 from agent_core.tools.tool import (
@@ -18,12 +16,6 @@ from agent_core.tools.tool import (
     ToolSet,
     tool,
 )
-
-
-def builtin_tools() -> list[Tool]:
-    """The tools every Sparrow agent has unless told otherwise."""
-    return [calculator, get_current_time, date_calculator]
-
 
 __all__ = [
     "LoadedTools",

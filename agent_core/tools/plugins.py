@@ -34,8 +34,15 @@ Register it, either way
 Problems (import errors, a module without tools, two tools with one name) are reported per source, naming the
 module or entry point and what went wrong; the other sources still load.
 
-The app's catalogue runs plugin tools in a small pool of child processes (``plugin_worker.isolate``): one that
-hangs or loops forever is killed at its timeout instead of keeping a thread and its CPU share in the app.
+Running them
+------------
+The app's catalogue runs plugin tools (``isolate``) in a small pool of worker processes (``SPARROW_PLUGIN_WORKERS``,
+2 by default), started once and reused: a thread cannot be stopped from outside, so a plugin tool that hangs or
+loops forever would keep a thread and its CPU share for the life of the app. Each worker loads the plugin the way
+the app did (by module, file or entry point), validates the arguments again and returns the ``ToolOutput``; an
+exception comes back with its type name and message, so events and errors read as in the app's process. A call
+still running at the budget the runner gave it is killed with its worker, and a fresh worker takes its place on
+the next call. ``SPARROW_PLUGIN_PROCESSES=0`` keeps plugins in the app's process (to debug one).
 """
 
 from __future__ import annotations
@@ -43,19 +50,30 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import math
+import multiprocessing
 import os
 import sys
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agent_core.env_settings import env_settings
-from agent_core.tools.tool import Tool
+from pydantic_core import to_jsonable_python
 
-MODULES_ENV = "SPARROW_TOOLS"
+from agent_core.env_settings import env_settings
+from agent_core.process_resources import resources
+from agent_core.tools.runner import CALL_BUDGET
+from agent_core.tools.tool import Tool, ToolError, ToolOutput
+
 ENTRY_POINT_GROUP = "sparrow.tools"
+GRACE_S = 0.5
+"""Beyond the budget, how long a worker may take to answer before it is killed (the runner has moved on)."""
+Loader = tuple[str, ...]
+"""How a worker finds the plugin: ``("module", spec)`` or ``("entry_point", group, name)``."""
 
 
 class PluginError(Exception):
@@ -71,8 +89,8 @@ class LoadedTools:
     """Tool name -> its source, e.g. "module mypkg.tools" or "entry point mytools (mypkg 1.0)"."""
     errors: tuple[str, ...] = ()
     """One sentence per source that failed; those sources contributed no tools."""
-    loaders: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    """Tool name -> how another process loads it again: ``("module", spec)`` or ``("entry_point", group, name)``."""
+    loaders: Mapping[str, Loader] = field(default_factory=dict)
+    """Tool name -> how a worker process loads it again."""
 
     def raise_errors(self) -> None:
         """Raise PluginError listing every problem, if there was any."""
@@ -221,7 +239,7 @@ class _Registry:
         self.tools: list[Tool] = []
         self.origins: dict[str, str] = {}
         self.errors: list[str] = []
-        self.loaders: dict[str, tuple[str, ...]] = {}
+        self.loaders: dict[str, Loader] = {}
 
     def add_all(self, tools: list[Tool], origin: str) -> None:
         fresh: list[Tool] = []
@@ -238,3 +256,172 @@ class _Registry:
             self.owners[tool.name] = (tool, origin)
             self.tools.append(tool)
             self.origins[tool.name] = origin
+
+
+# --- running them in worker processes ------------------------------------------------------------------------------
+
+
+def isolation_on(environ: Mapping[str, str] | None = None) -> bool:
+    """False when ``SPARROW_PLUGIN_PROCESSES=0``: plugins then run in the app's own process."""
+    return env_settings(environ).sparrow_plugin_processes
+
+
+class IsolatedTool(Tool):
+    """A plugin tool with the same name, schema and marks, whose calls run in a worker process."""
+
+    def __init__(self, inner: Tool, loader: Loader, pool: WorkerPool) -> None:
+        self.__dict__.update(vars(inner))  # the same name, description, schema, approval mark and timeout
+        self.inner = inner
+        self.loader = loader
+        self.pool = pool
+        self.inline = False
+
+    def call_validated(self, kwargs: dict[str, Any]) -> ToolOutput:
+        """Run the call in a worker, killed past the runner's budget; raises what the tool raised."""
+        budget = CALL_BUDGET.get()
+        limit = None if budget is None or math.isinf(budget) else budget
+        return self.pool.call(self.loader, self.name, to_jsonable_python(kwargs), limit)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the plugin function directly in this process (notebooks, tests)."""
+        return self.inner(*args, **kwargs)
+
+
+class RemoteError(Exception):
+    """Stands for an exception raised in a worker; shown as ``<its type name>: <message>`` like the original."""
+
+
+class _Worker:
+    """One child process and the parent's end of its pipe."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("spawn")  # never fork a threaded app
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=serve, args=(child,), name="sparrow-plugin", daemon=True)
+        self.process.start()
+        child.close()
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+
+class WorkerPool:
+    """Up to ``size`` workers, each started on first need and reused; a call waits for a free one."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.idle: list[_Worker] = []
+        self.started = 0
+        self.lock = threading.Condition()
+
+    def call(self, loader: Loader, name: str, arguments: dict[str, Any], budget: float | None) -> ToolOutput:
+        """Run tool ``name`` of ``loader`` on a worker; kill the worker if no answer came within ``budget``."""
+        worker = self._take()
+        try:
+            worker.conn.send((loader, name, arguments))
+            if not worker.conn.poll(None if budget is None else budget + GRACE_S):
+                worker.kill()
+                worker = None
+                raise TimeoutError(f"{name} was stopped: it ran past its time limit")
+            kind, value = worker.conn.recv()
+        except (EOFError, OSError, BrokenPipeError):
+            if worker is not None:
+                worker.kill()
+            worker = None
+            raise RemoteError(f"the plugin process running {name} ended without an answer") from None
+        finally:
+            self._give(worker)
+        return _outcome(kind, value)
+
+    def close(self) -> None:
+        """Stop the idle workers (a busy one goes back to the pool; every worker is a daemon, ended at exit)."""
+        with self.lock:
+            idle, self.idle = self.idle, []
+            self.started -= len(idle)
+        for worker in idle:
+            worker.kill()
+
+    def pids(self) -> list[int]:
+        """Process ids of the idle workers (for tests and the curious)."""
+        with self.lock:
+            return [w.process.pid for w in self.idle if w.process.pid is not None]
+
+    def _take(self) -> _Worker:
+        with self.lock:
+            while not self.idle and self.started >= self.size:
+                self.lock.wait()
+            if self.idle:
+                return self.idle.pop()
+            self.started += 1
+        try:
+            return _Worker()
+        except BaseException:
+            self._give(None)
+            raise
+
+    def _give(self, worker: _Worker | None) -> None:
+        with self.lock:
+            if worker is None:
+                self.started -= 1  # killed or never started: a fresh one takes its place when needed
+            else:
+                self.idle.append(worker)
+            self.lock.notify()
+
+
+def _outcome(kind: str, value: Any) -> ToolOutput:
+    if kind == "ok":
+        content, details = value
+        return ToolOutput(content, details)
+    error_type, message = value
+    if kind == "tool_error":
+        raise ToolError(message)
+    raise type(error_type, (RemoteError,), {})(message)  # "calc raised ValueError: ..." reads as it did
+
+
+def isolate(loaded: LoadedTools) -> list[Tool]:
+    """The loaded plugin tools, each running in the worker pool (as they are with ``SPARROW_PLUGIN_PROCESSES=0``)."""
+    if not isolation_on():
+        return list(loaded.tools)
+    return [
+        IsolatedTool(t, loaded.loaders[t.name], worker_pool()) if t.name in loaded.loaders else t for t in loaded.tools
+    ]
+
+
+def serve(conn: Connection) -> None:
+    """A worker's loop, in each spawned child: load the asked plugin (once), run the call, send back the outcome."""
+    loaded: dict[Loader, dict[str, Tool]] = {}
+    while True:
+        try:
+            loader, name, arguments = conn.recv()
+        except (EOFError, OSError):
+            return
+        conn.send(_run(loaded, loader, name, arguments))
+
+
+def _run(loaded: dict[Loader, dict[str, Tool]], loader: Loader, name: str, arguments: dict[str, Any]) -> Any:
+    try:
+        if loader not in loaded:
+            loaded[loader] = {t.name: t for t in _load(loader)}
+        tool = loaded[loader][name]
+        output = tool.call_validated(tool.validate(arguments))
+        return "ok", (output.content, to_jsonable_python(output.details, fallback=str))
+    except ToolError as exc:
+        return "tool_error", (type(exc).__name__, str(exc))
+    except BaseException as exc:  # user code may raise anything; the parent words it as before
+        return "error", (type(exc).__name__, str(exc))
+
+
+def _load(loader: Loader) -> list[Tool]:
+    if loader[0] == "module":
+        return tools_from_module(loader[1])
+    group, name = loader[1], loader[2]
+    found = [ep for ep in entry_point_sources(group) if ep[1].name == name]
+    return tools_from_entry_point(found[0][1], found[0][0])
+
+
+def worker_pool() -> WorkerPool:
+    """The current owner's pool of plugin workers (``SPARROW_PLUGIN_WORKERS`` of them, started when first needed)."""
+    size = env_settings().sparrow_plugin_workers
+    return resources().get("plugin workers", lambda: WorkerPool(size), WorkerPool.close)

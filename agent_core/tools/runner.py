@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_core.guards.limits import CancelToken, Deadline
-from agent_core.tools.isolated import CALL_BUDGET
 from agent_core.tools.tool import Tool, ToolArgumentsError, ToolError, ToolOutput, ToolSet
 
 _POLL_S = 0.05
 """How often a waiting run looks at its cancel token."""
+CALL_BUDGET: contextvars.ContextVar[float | None] = contextvars.ContextVar("sparrow_call_budget", default=None)
+"""Seconds the runner gives the call being started (a plugin call in a worker process is killed once they are spent)."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class ToolRunner:
             elif prepared[0].inline:
                 started.append(self._inline(*prepared, self._budget(prepared[0], deadline)))
             else:
-                token = CALL_BUDGET.set(self._budget(prepared[0], deadline))  # an isolated call is killed past it
+                token = CALL_BUDGET.set(self._budget(prepared[0], deadline))  # a plugin worker is killed past it
                 try:
                     started.append((prepared[0], _WORKERS.submit(*prepared)))
                 finally:

@@ -1,4 +1,12 @@
-"""The ``@tool`` decorator: a JSON schema from type hints and a Google-style docstring, pydantic validation."""
+"""What a tool is: the ``@tool`` decorator, the ``Tool`` it makes, the ``ToolSet`` registry, and its prompt listing.
+
+``@tool`` builds a JSON schema from a function's type hints and its Google-style docstring (a summary, and an
+``Args:`` line per parameter) and refuses a function that lacks either; arguments are validated with pydantic
+before the function runs, and a validation error lists every bad field, for the model to correct. A tool returns
+a string or any JSON-able value, or a ``ToolOutput`` splitting ``content`` (for the model) from ``details`` (for
+the UI). ``signature`` writes a tool as one compact line for a prompt (``- name(arg: type, opt?: type = default):
+description``): a JSON Schema in full costs many tokens per tool and per step, and the same facts fit there.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +14,7 @@ import asyncio
 import inspect
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
@@ -124,9 +132,13 @@ class Tool:
 def _param_names(args_model: type[BaseModel]) -> tuple[tuple[str, ...], str | None]:
     """The parameters in order and the single one a bare input maps onto: read at every step, so worked out once."""
     fields = args_model.model_fields
-    required = [n for n, f in fields.items() if f.is_required()]
     names = tuple(fields)
-    return names, names[0] if len(names) == 1 else (required[0] if len(required) == 1 else None)
+    return names, bare_input_param(names, [n for n, f in fields.items() if f.is_required()])
+
+
+def bare_input_param(names: Sequence[str], required: Sequence[str]) -> str | None:
+    """The parameter a bare (non-JSON) input maps onto: the only one, or the only required one."""
+    return names[0] if len(names) == 1 else (required[0] if len(required) == 1 else None)
 
 
 def tool(
@@ -267,3 +279,38 @@ def _describe(error: Mapping[str, Any]) -> str:
     if error.get("type") == "missing":
         return f"missing required argument {loc!r}"
     return f"{loc}: {error.get('msg', 'invalid value')}"
+
+
+_PLAIN = {"string", "integer", "number", "boolean"}
+
+
+def signature(tool: Tool) -> str:
+    """The tool's listing: its signature and description, then one line per described parameter."""
+    properties: dict[str, Any] = tool.parameters.get("properties", {})
+    required = set(tool.parameters.get("required", []))
+    params = ", ".join(_param(name, schema, name in required) for name, schema in properties.items())
+    lines = [f"- {tool.name}({params}): {tool.description}"]
+    lines += [f"  {name}: {s['description']}" for name, s in properties.items() if s.get("description")]
+    return "\n".join(lines)
+
+
+def _param(name: str, schema: dict[str, Any], required: bool) -> str:
+    text = f"{name}{'' if required else '?'}: {type_of(schema)}"
+    if "default" in schema and schema["default"] is not None:
+        text += f" = {json.dumps(schema['default'], ensure_ascii=False)}"
+    return text
+
+
+def type_of(schema: dict[str, Any]) -> str:
+    """``string``, ``"add"|"subtract"``, ``integer[]``, ``string|null``; else the schema as compact JSON."""
+    if "enum" in schema:
+        return "|".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    if "anyOf" in schema and all(set(s) <= {"type", "enum", "items"} for s in schema["anyOf"]):
+        return "|".join(type_of(s) for s in schema["anyOf"])
+    kind = schema.get("type")
+    if kind in _PLAIN or kind == "null":
+        return str(kind)
+    if kind == "array" and set(schema.get("items", {})) <= {"type", "enum"} and schema.get("items"):
+        return f"{type_of(schema['items'])}[]"
+    rest = {k: v for k, v in schema.items() if k not in ("description", "title", "default")}
+    return json.dumps(rest, ensure_ascii=False, separators=(",", ":"))

@@ -4,7 +4,7 @@ every other view: the conversation, then per turn its metrics, tool summary, tim
 model or tool call), every step as an expandable ``<details>`` (thought, action, arguments, observation, errors,
 tokens, latency, cost) and the model, protocol and settings used. It loads nothing: no script at all, inline styles
 only, and a Content-Security-Policy that forbids any request. Every text from the log is untrusted (model replies,
-tool outputs, questions, names): secrets are masked (``output_check.mask_secrets``) and it is escaped
+tool outputs, questions, names): secrets are masked (``masking.mask_secrets``) and it is escaped
 (``safe_text``). The experiment report (``experiments.report``) is built in the same page.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from agent_core.events import Event, Usage
 from agent_core.formatting import clip, format_cost, format_duration, format_tokens, format_usage
-from agent_core.guards.output_check import mask_secrets
+from agent_core.guards.masking import mask_secrets
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable
 from agent_core.views import LANGS, ReportLang
 from agent_core.views.metrics import RunMetrics, SessionMetrics, ToolStats, runs_metrics

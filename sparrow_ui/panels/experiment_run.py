@@ -23,7 +23,7 @@ from agent_core.experiments.datasets import DatasetInfo, format_of
 from agent_core.experiments.records import ExperimentInfo
 from agent_core.experiments.runner import BackgroundRun, start_in_background
 from agent_core.guards.untrusted import plain
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.store import SessionStore
 from sparrow_ui.shell.state import ModelConfig
 from sparrow_ui.translations.strings_experiments import te

@@ -22,7 +22,7 @@ from typing import Any
 
 from agent_core.env_settings import env_settings
 from agent_core.models.endpoints import EndpointPolicy, OperatorEndpoint
-from agent_core.tools.network.addresses import AddressPolicy
+from agent_core.tools.network.http import AddressPolicy
 from sparrow_ui.access.auth import auth_configured
 from sparrow_ui.access.page_run import secrets, secrets_section
 

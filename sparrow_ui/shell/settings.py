@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from agent_core.env_settings import env_settings
 from agent_core.models import DEFAULT_MODEL
-from agent_core.models.providers import guess_provider
+from agent_core.models.endpoints import guess_provider
 from agent_core.runtime.run_settings import RunSettings
 from agent_core.views import LANGS
 from sparrow_ui.access.auth import identity

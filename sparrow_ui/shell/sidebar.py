@@ -5,8 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.models import DEFAULT_MODEL, ModelError
-from agent_core.models.endpoints import OPENAI_API, EndpointPolicy
-from agent_core.models.providers import PROVIDERS, Provider, provider
+from agent_core.models.endpoints import OPENAI_API, PROVIDERS, EndpointPolicy, Provider, provider
 from agent_core.runtime.run_settings import RunSettings
 from sparrow_ui.access.auth import read_only
 from sparrow_ui.access.sign_in import gate

@@ -20,7 +20,7 @@ from agent_core.models import ModelError, OpenAIChatModel
 from agent_core.models.endpoints import EndpointPolicy, OperatorEndpoint, endpoint_identity
 from agent_core.runtime.run_settings import RunSettings
 from agent_core.testing import FakeOpenAIServer
-from agent_core.tools.network.addresses import AddressPolicy
+from agent_core.tools.network.http import AddressPolicy
 from sparrow_ui.access import auth
 from sparrow_ui.shell.state import ModelConfig
 

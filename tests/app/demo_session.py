@@ -10,7 +10,7 @@ from typing import Any
 
 from agent_core.engine.agent import Agent, AgentSettings
 from agent_core.guards.limits import CancelToken
-from agent_core.models.chat_model import Message, ModelRequest
+from agent_core.models.chat import Message, ModelRequest
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FunctionModel, Reply, ScriptedModel

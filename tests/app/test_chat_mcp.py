@@ -20,7 +20,7 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 def demo_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """SPARROW_MCP_CONFIG naming the demo server (not trusted); the app's servers are stopped afterwards."""
     require_sdk()
-    from agent_core.tools.mcp.mcp_servers import shared_servers
+    from agent_core.tools.mcp.tools import shared_servers
 
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"mcpServers": {"demo": demo_entry()}}), encoding="utf-8")

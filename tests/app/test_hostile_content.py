@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from agent_core import Agent
-from agent_core.guards.value_limits import MAX_COUNT, MAX_DURATION_MS
+from agent_core.guards.json_limits import MAX_COUNT, MAX_DURATION_MS
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore, import_session
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
@@ -95,7 +95,7 @@ def test_hostile_content_never_becomes_an_image_on_any_page(store: SessionStore)
 
 
 def extreme_document() -> str:
-    """A session file at every limit import allows (``value_limits``): it must render everywhere."""
+    """A session file at every limit import allows (``json_limits``): it must render everywhere."""
     from tests.store.test_import_limits import nested, of_type, valid_document
 
     document = json.loads(json.dumps(valid_document()))

@@ -18,7 +18,7 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 def mcp_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """SPARROW_MCP_CONFIG naming the reference time server and a server that cannot start; stopped afterwards."""
     require_sdk()
-    from agent_core.tools.mcp.mcp_servers import shared_servers
+    from agent_core.tools.mcp.tools import shared_servers
 
     entries = {"time": {"command": reference_server("mcp-server-time")}, "broken": {"command": "no-such-mcp-server"}}
     path = tmp_path / "mcp.json"

@@ -10,7 +10,7 @@ import pytest
 from agent_core.engine.agent import Agent
 from agent_core.engine.protocols import get_protocol
 from agent_core.events import ApprovalDecided, Event, ModelFinished, RunFinished, RunForked, ToolFinished, ToolStarted
-from agent_core.models.chat_model import Completion
+from agent_core.models.chat import Completion
 from agent_core.models.openai_compat import OpenAIChatModel
 from agent_core.runtime.fork import StepEdit, fork_run
 from agent_core.runtime.fork_edit import decision_text

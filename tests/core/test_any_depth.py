@@ -13,8 +13,8 @@ from agent_core import Agent
 from agent_core.engine.protocols import PROTOCOLS
 from agent_core.engine.protocols.near_json import loads_near_json
 from agent_core.guards.json_limits import loads
-from agent_core.models.chat_model import Completion, ToolCall
-from agent_core.models.endpoint_check import describe_body
+from agent_core.models.chat import Completion, ToolCall
+from agent_core.models.replies import describe_body
 from agent_core.store import SessionStore
 from agent_core.store.files import SessionFileError, import_session
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel

@@ -98,7 +98,7 @@ def test_calculator_refuses_huge_work_quickly() -> None:
 
 
 def test_calculator_never_uses_eval() -> None:
-    module = importlib.import_module("agent_core.tools.builtin.calculator")
+    module = importlib.import_module("agent_core.tools.builtin")
     source = Path(module.__file__).read_text(encoding="utf-8")
     assert "eval(" not in source.replace("_eval(", "").replace("evaluate(", "")
 

@@ -7,7 +7,7 @@ import re
 from agent_core import Agent, ConversationMemory
 from agent_core.engine.context_window import Turn, digest_summary
 from agent_core.events import ModelFinished, RunFinished, with_full_messages
-from agent_core.models.chat_model import Message, ModelRequest
+from agent_core.models.chat import Message, ModelRequest
 from agent_core.testing import FunctionModel, ScriptedModel
 from tests.core.helpers import answer, react
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from agent_core import Agent
 from agent_core.models import ModelError, OpenAIChatModel
-from agent_core.models.chat_model import ModelRequest, complete
-from agent_core.models.endpoint_check import describe_body
+from agent_core.models.chat import ModelRequest, complete
+from agent_core.models.replies import describe_body
 from agent_core.testing import FakeOpenAIServer, Reply
 from tests.core.test_cli import sparrow
 

@@ -129,7 +129,7 @@ DEFERRED_IMPORTS = {
     "agent_core.experiments.runner": "Procrastinate (the postgres extra) is needed only by workers and --queue",
     "agent_core.engine.attachments": "pypdf takes ~0.3 s to import; only an attached PDF needs it",
     "agent_core.tools.mcp": "the MCP SDK takes ~0.8 s to import; only a configured server needs it",
-    "agent_core.models.price_catalog": "genai-prices takes ~1 s to import (its price snapshot); only a cost needs it",
+    "agent_core.models.pricing": "genai-prices takes ~1 s to import (its price snapshot); only a cost needs it",
     "agent_core.tools.plugins": "plugin modules are named by the user (SPARROW_TOOLS, entry points)",
     "agent_core.trace_export.sending": "the OpenTelemetry SDK is an optional extra, needed only to send",
 }

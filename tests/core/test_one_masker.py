@@ -12,8 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_core.guards.output_check import default_check, mask_secrets
-from agent_core.guards.stream_mask import StreamMask
+from agent_core.guards.masking import StreamMask, default_check, mask_secrets
 from agent_core.testing import FakeOpenAIServer, Reply
 from tests.core.test_cli import ROOT, sparrow
 from tests.core.test_secret_masking import ALNUM, KEYS, NAMES, VALUES, split_at

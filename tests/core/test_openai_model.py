@@ -11,7 +11,7 @@ import pytest
 from agent_core import Agent, CancelToken
 from agent_core.events import ModelFinished
 from agent_core.models import ModelError, OpenAIChatModel
-from agent_core.models.chat_model import Completion, ModelRequest, TextChunk, complete
+from agent_core.models.chat import Completion, ModelRequest, TextChunk, complete
 from agent_core.testing import FakeOpenAIServer, Reply
 from tests.core.helpers import answer, react
 

@@ -50,8 +50,8 @@ def test_importing_sparrow_opens_nothing_and_registers_nothing_for_exit() -> Non
         "seen = []\n"
         "register = atexit.register\n"
         "atexit.register = lambda f, *a, **k: (seen.append(getattr(f, '__module__', '')), register(f, *a, **k))[1]\n"
-        "import agent_core.runtime.catalog, agent_core.trace_export.sending, agent_core.tools.mcp.mcp_servers\n"
-        "import agent_core.models.local_llama, agent_core.tools.plugin_worker\n"
+        "import agent_core.runtime.catalog, agent_core.trace_export.sending, agent_core.tools.mcp.tools\n"
+        "import agent_core.models.local_llama, agent_core.tools.plugins\n"
         "from agent_core import process_resources\n"
         "print([m for m in seen if m.startswith('agent_core')], process_resources._process)"
     )

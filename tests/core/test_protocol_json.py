@@ -21,7 +21,7 @@ from agent_core.engine.protocols.json_reply import (
     reply_schema,
 )
 from agent_core.models import OpenAIChatModel
-from agent_core.models.chat_model import Completion
+from agent_core.models.chat import Completion
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.tools import ToolSet, builtin_tools, tool
 from agent_core.trace_export import build_spans

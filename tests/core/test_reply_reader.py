@@ -16,9 +16,8 @@ from agent_core.engine.repeats import RepeatGuard
 from agent_core.engine.streaming import ReplyReader
 from agent_core.events import AnswerRequested, CallRepeated, ModelDelta, ModelFinished, ToolFinished
 from agent_core.guards.limits import CancelToken, RunStopped
-from agent_core.guards.output_check import _may_hold_secret, default_check
-from agent_core.models.chat_model import Completion, ModelOutput, ModelRequest, TextChunk
-from agent_core.models.model_errors import ModelError
+from agent_core.guards.masking import _may_hold_secret, default_check
+from agent_core.models.chat import Completion, ModelError, ModelOutput, ModelRequest, TextChunk
 from agent_core.testing import ScriptedModel
 from agent_core.tools import ToolSet, builtin_tools, calculator
 from agent_core.tools.runner import CallRequest

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 from agent_core import Agent
 from agent_core.events import ModelDelta
-from agent_core.guards.output_check import default_check, mask_secrets
-from agent_core.guards.stream_mask import StreamMask
+from agent_core.guards.masking import StreamMask, default_check, mask_secrets
 from agent_core.models import OpenAIChatModel
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from tests.core.test_cli import sparrow

@@ -12,7 +12,7 @@ from agent_core import Agent, AgentSettings
 from agent_core.events import Event, ModelDelta, ModelFinished
 from agent_core.guards.limits import CancelToken
 from agent_core.models import ModelError, OpenAIChatModel
-from agent_core.models.chat_model import ChatModel, ModelRequest, TextChunk
+from agent_core.models.chat import ChatModel, ModelRequest, TextChunk
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from tests.core.test_cli import sparrow
 

@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 from agent_core.tools import calculator, date_calculator
-from agent_core.tools.listing import signature, type_of
-from agent_core.tools.tool import Tool
+from agent_core.tools.tool import Tool, signature, type_of
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "prompt_economy.py"
 

@@ -14,7 +14,7 @@ from agent_core.experiments import DatasetItem, ExperimentRunner, RunConfig, cre
 from agent_core.experiments.example import rule_model
 from agent_core.experiments.records import get_experiment
 from agent_core.experiments.results import unit_results
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.testing import FakeOpenAIServer, FunctionModel
 from agent_core.testing.rule_llm import rule_reply
 from tests.experiments.helpers import file_store

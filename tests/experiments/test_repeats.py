@@ -15,7 +15,7 @@ from agent_core.experiments import DatasetItem, ExperimentRunner, RunConfig, cre
 from agent_core.experiments.example import rule_model
 from agent_core.experiments.records import get_experiment
 from agent_core.experiments.results import config_summaries, pass_at_k, unit_results
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.testing import FunctionModel, Reply
 from sparrow_ui.panels.experiment_views import summary_frame
 from tests.experiments.helpers import file_store

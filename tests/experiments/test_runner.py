@@ -17,7 +17,7 @@ from agent_core.experiments.results import config_summaries, unit_results
 from agent_core.experiments.runner import Pace
 from agent_core.experiments.tables import ResultRow
 from agent_core.models import ModelError
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from agent_core.store import SessionStore
 from agent_core.testing import FunctionModel, Reply
 from tests.experiments.helpers import file_store

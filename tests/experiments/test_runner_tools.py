@@ -19,7 +19,7 @@ from agent_core.experiments import (
 from agent_core.experiments.configs import tools_for
 from agent_core.experiments.example import rule_model
 from agent_core.experiments.results import unit_results
-from agent_core.models.chat_model import ChatModel
+from agent_core.models.chat import ChatModel
 from tests.experiments.helpers import file_store
 
 

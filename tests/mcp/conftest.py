@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from agent_core.process_resources import free_port
+
 SKIP_REASON = "the mcp extra is not installed (pip install -e '.[mcp]'; the dev extra includes it)"
 DEMO = Path(__file__).with_name("demo_server.py")
 
@@ -36,13 +38,6 @@ def demo_entry(**settings: Any) -> dict[str, Any]:
     return {"command": sys.executable, "args": [str(DEMO)], **settings}
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
     """Block until ``port`` accepts connections (fail if the process dies or ``timeout`` passes)."""
     deadline = time.monotonic() + timeout
@@ -61,7 +56,7 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 
 def servers() -> Iterator[Any]:
     """A private set of MCP connections, closed (servers stopped) after the test."""
     require_sdk()
-    from agent_core.tools.mcp.mcp_servers import McpServers
+    from agent_core.tools.mcp.tools import McpServers
 
     hub = McpServers()
     yield hub

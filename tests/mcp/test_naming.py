@@ -8,7 +8,7 @@ from tests.mcp.conftest import require_sdk
 
 require_sdk()
 
-from agent_core.tools.mcp.mcp_tools import tool_name  # noqa: E402 (after the skip: it needs the SDK)
+from agent_core.tools.mcp.tools import tool_name  # noqa: E402 (after the skip: it needs the SDK)
 
 VALID = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,63}$")
 

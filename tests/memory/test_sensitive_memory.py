@@ -20,8 +20,8 @@ from agent_core.longterm.tools import make_memory_tools
 from agent_core.runtime.run_settings import RunSettings
 from agent_core.testing import ScriptedModel
 from agent_core.tools import fetch_url
+from agent_core.tools.network.search import web_search
 from agent_core.tools.network.weather import get_weather
-from agent_core.tools.network.web_search import web_search
 from sparrow_ui.shell.state import ModelConfig
 from tests.core.helpers import answer, react
 from tests.memory.test_cli_memory import server, sparrow, url  # noqa: F401 - fixtures

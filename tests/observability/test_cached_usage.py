@@ -11,7 +11,7 @@ from agent_core import Agent
 from agent_core.events import ModelFinished, RunStarted, Usage, event_from_dict
 from agent_core.formatting import format_usage
 from agent_core.models import OpenAIChatModel
-from agent_core.models.chat_model import ModelRequest
+from agent_core.models.chat import ModelRequest
 from agent_core.testing import FakeOpenAIServer, Reply
 from agent_core.trace_export import export_trace
 from agent_core.views.metrics import run_metrics

@@ -18,8 +18,7 @@ from agent_core.events import Event, ModelFinished, ModelSampled, RunStarted, ev
 from agent_core.formatting import format_cost
 from agent_core.models import OpenAIChatModel
 from agent_core.models.endpoints import recorded_endpoint
-from agent_core.models.price_catalog import provider_id
-from agent_core.models.pricing import DEFAULT_TABLE
+from agent_core.models.pricing import DEFAULT_TABLE, provider_id
 from agent_core.runtime.resample import resample_step
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore

@@ -30,7 +30,7 @@ from agent_core.events import (
     ToolStarted,
     Usage,
 )
-from agent_core.models.chat_model import Message, ModelRequest
+from agent_core.models.chat import Message, ModelRequest
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.testing import FunctionModel

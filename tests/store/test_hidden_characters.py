@@ -12,7 +12,7 @@ from sqlalchemy import text
 
 from agent_core import Agent
 from agent_core.cli import main
-from agent_core.guards.visible_text import is_hidden, visible
+from agent_core.guards.untrusted import is_hidden, visible
 from agent_core.runtime.session_runs import run_in_session
 from agent_core.store import SessionStore
 from agent_core.store.database import NotStorable

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 
 from agent_core.formatting import format_timestamp
-from agent_core.guards.value_limits import MAX_DEPTH, check_values, tame
-from agent_core.guards.visible_text import visible
+from agent_core.guards.json_limits import MAX_DEPTH, check_values, tame
+from agent_core.guards.untrusted import visible
 from agent_core.runtime.session_runs import config_from_agent
 from agent_core.store import SessionFileError, SessionStore, export_session, import_session
 from agent_core.trace_export import export_trace

@@ -19,7 +19,7 @@ from sqlalchemy import update
 from agent_core import Agent
 from agent_core.cli import main
 from agent_core.events import Event, RunFinished, RunStarted, StepStarted
-from agent_core.models.chat_model import Message, ModelRequest
+from agent_core.models.chat import Message, ModelRequest
 from agent_core.runtime.live_runs import FollowedRun
 from agent_core.runtime.session_runs import NothingToResume, resume_run, run_in_session
 from agent_core.store import SessionStore

@@ -12,8 +12,7 @@ from agent_core import Agent
 from agent_core.guards.limits import Deadline
 from agent_core.testing import ScriptedModel
 from agent_core.tools import Tool, calculator, tool
-from agent_core.tools.builtin.calculator import MAX_DIGITS, evaluate
-from agent_core.tools.builtin.clock import resolve_zone
+from agent_core.tools.builtin import MAX_DIGITS, evaluate, resolve_zone
 from agent_core.tools.runner import CallRequest, ToolRunner
 from agent_core.tools.tool import ToolDefinitionError, ToolError, ToolSet
 

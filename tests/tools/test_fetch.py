@@ -8,7 +8,7 @@ import time
 import pytest
 
 from agent_core.tools.network.fetch import Fetcher, fetch_url, html_to_text, make_fetch_url
-from agent_core.tools.network.http_client import AddressPolicy, BlockedAddress, non_public_reason
+from agent_core.tools.network.http import AddressPolicy, BlockedAddress, non_public_reason
 from agent_core.tools.runner import CallRequest, ToolRunner
 from agent_core.tools.tool import ToolError, ToolSet
 from tests.tools.conftest import FakeWeb, Reply

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from agent_core.tools.network import http_client as http
-from agent_core.tools.network.http_client import (
+from agent_core.tools.network import http
+from agent_core.tools.network.http import (
     BadResponse,
     HttpClient,
     HttpStatusError,

@@ -19,12 +19,12 @@ from agent_core.models.local_llama import (
     LocalLlamaError,
     find_model,
     find_server,
-    free_port,
     local_chat_model,
     shared_server,
     start_server,
     stop_shared,
 )
+from agent_core.process_resources import free_port
 
 
 def test_the_server_is_looked_for_in_the_environment_then_path_then_the_cache(

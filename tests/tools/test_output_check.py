@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core.guards.output_check import (
+from agent_core.guards.masking import (
     CheckResult,
     Finding,
     SecretMasker,

@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from agent_core.runtime.catalog import tool_catalog
 from agent_core.tools import ToolSet
-from agent_core.tools.isolated import IsolatedTool
-from agent_core.tools.plugin_worker import worker_pool
+from agent_core.tools.plugins import IsolatedTool, worker_pool
 from agent_core.tools.runner import CallRequest, ToolRunner
 
 PLUGIN = textwrap.dedent(

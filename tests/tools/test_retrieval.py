@@ -9,8 +9,8 @@ import pytest
 
 from agent_core.tools import builtin_tools
 from agent_core.tools.network.fetch import fetch_url
+from agent_core.tools.network.search import web_search
 from agent_core.tools.network.weather import get_weather
-from agent_core.tools.network.web_search import web_search
 from agent_core.tools.retrieval import ToolIndex, select_tools, tokenize
 from agent_core.tools.tool import Tool, tool
 

@@ -6,17 +6,20 @@ import time
 
 import pytest
 
-from agent_core.tools.network.search_providers import (
+from agent_core.tools.network.search import (
     BraveProvider,
     DuckDuckGoProvider,
     SearchError,
     SearchResult,
     TavilyProvider,
+    format_results,
+    make_web_search,
     parse_duckduckgo_html,
     provider_from_env,
     result_url,
+    shorten,
+    web_search,
 )
-from agent_core.tools.network.web_search import format_results, make_web_search, shorten, web_search
 from agent_core.tools.runner import CallRequest, ToolRunner
 from agent_core.tools.tool import ToolError, ToolSet
 from tests.tools.conftest import FakeWeb, Reply

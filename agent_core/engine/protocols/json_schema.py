@@ -15,7 +15,7 @@ from typing import Any
 from agent_core.engine.protocols.json_reply import answer_schema, partial_answer, read_reply, response_format
 from agent_core.engine.protocols.prompted import PromptedProtocol, one_call
 from agent_core.engine.protocols.protocol import Decision, Narrowing
-from agent_core.models.chat_model import Completion, Message
+from agent_core.models.chat import Completion, Message
 from agent_core.tools.tool import Tool, ToolSet
 
 _FORMAT = """Reply with exactly one JSON object and nothing else, in one of these two shapes.

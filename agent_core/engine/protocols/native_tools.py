@@ -8,7 +8,7 @@ from typing import Any
 
 from agent_core.engine.protocols.protocol import AgentProtocol, Decision, Narrowing
 from agent_core.guards import json_limits
-from agent_core.models.chat_model import Completion, Message
+from agent_core.models.chat import Completion, Message
 from agent_core.tools.runner import CallRequest
 from agent_core.tools.tool import Tool, ToolSet
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_core.engine.protocols.protocol import AgentProtocol, Decision
-from agent_core.models.chat_model import Message, ToolCall
+from agent_core.models.chat import Message, ToolCall
 from agent_core.tools.runner import CallRequest
 from agent_core.tools.tool import Tool
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core.models.chat_model import Completion, Message, ToolCall
+from agent_core.models.chat import Completion, Message, ToolCall
 from agent_core.tools.runner import CallRequest
 from agent_core.tools.tool import Tool, ToolSet
 

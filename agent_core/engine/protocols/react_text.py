@@ -8,9 +8,8 @@ from typing import Any
 from agent_core.engine.protocols.prompted import PromptedProtocol, one_call
 from agent_core.engine.protocols.protocol import Decision
 from agent_core.engine.protocols.react_parser import observation_index, parse_react
-from agent_core.models.chat_model import Completion, Message
-from agent_core.tools.listing import signature
-from agent_core.tools.tool import Tool, ToolSet
+from agent_core.models.chat import Completion, Message
+from agent_core.tools.tool import Tool, ToolSet, signature
 
 STOP_SEQUENCES = ["\nObservation:", "Observation:", "Observation："]
 

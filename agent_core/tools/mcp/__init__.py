@@ -15,16 +15,20 @@ from collections.abc import Iterable
 from functools import cache
 from types import ModuleType
 
-from agent_core.tools.mcp.mcp_config import (
+from agent_core.tools.mcp.config import (
     CONFIG_ENV,
+    UNAVAILABLE,
+    FixedServer,
     McpConfig,
     McpConfigError,
+    McpTools,
     ServerConfig,
+    ServerHandle,
+    ServerStatus,
     find_config,
     load_config,
     parse_config,
 )
-from agent_core.tools.mcp.mcp_status import UNAVAILABLE, FixedServer, McpTools, ServerHandle, ServerStatus
 
 SDK_MODULES = frozenset({"mcp", "mcp_types", "httpx2", "jsonschema"})
 """Top-level modules of the optional SDK and its dependencies."""
@@ -33,13 +37,13 @@ MISSING_SDK = "the mcp package is not installed (pip install 'sparrow-agent[mcp]
 
 @cache
 def _with_sdk() -> ModuleType | None:
-    """``agent_core.tools.mcp.mcp_servers`` (the half that needs the SDK), imported on first use; None without the SDK.
+    """``agent_core.tools.mcp.tools`` (the half that needs the SDK), imported on first use; None without the SDK.
 
-    The one deferred import in agent_core (tests/core/test_layout.py names it): the SDK and its dependencies
-    take about 0.8 s to import, which every command and app start would pay without a server configured.
+    A deferred import (tests/core/test_layout.py lists them): the SDK and its dependencies take about 0.8 s to
+    import, which every command and app start would pay without a server configured.
     """
     try:
-        return importlib.import_module("agent_core.tools.mcp.mcp_servers")
+        return importlib.import_module("agent_core.tools.mcp.tools")
     except ModuleNotFoundError as missing:  # the optional SDK; any other missing module is a real error
         if (missing.name or "").split(".")[0] not in SDK_MODULES:
             raise

@@ -1,7 +1,10 @@
-"""One MCP server: started on first need, kept open for later runs, restarted after it stops, closed at exit.
+"""One MCP server's live session: started on first need, kept open for later runs, restarted after it stops.
 
-Every coroutine here runs on the shared ``LoopThread``; the public methods are synchronous and bounded by the
-server's ``startupTimeout`` and ``timeout``, so a server that fails, crashes or hangs never blocks a run.
+The async MCP SDK runs on one asyncio event loop in a daemon thread (``LoopThread``), which owns every MCP session
+of the process: sessions are opened, used and closed on it (the SDK's task groups must start and end in one task),
+and tool calls from the agent's worker threads are handed to it. ``ServerConnection``'s public methods are
+synchronous and bounded by the server's ``startupTimeout`` and ``timeout``, so a server that fails, crashes or hangs
+never blocks a run; a failure is one sentence, quoting the server's last line on stderr when it wrote one.
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ import concurrent.futures
 import tempfile
 import threading
 import time
+from collections.abc import Coroutine
 from contextlib import AsyncExitStack, suppress
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 import httpx2
 import mcp_types as types
@@ -21,9 +25,73 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from agent_core.tools.mcp.bridge import LoopThread
-from agent_core.tools.mcp.mcp_config import ServerConfig
-from agent_core.tools.mcp.mcp_status import FAILED, NOT_STARTED, RUNNING, STARTING, STOPPED, ServerStatus
+from agent_core.tools.mcp.config import FAILED, NOT_STARTED, RUNNING, STARTING, STOPPED, ServerConfig, ServerStatus
+
+T = TypeVar("T")
+
+
+class LoopThread:
+    """A lazily started event loop on a daemon thread; ``run(coro, timeout)`` from any other thread."""
+
+    def __init__(self, name: str = "sparrow-mcp") -> None:
+        self.name = name
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The running loop (started on first use)."""
+        with self._lock:
+            if self._loop is None or self._thread is None or not self._thread.is_alive():
+                self._start()
+            assert self._loop is not None
+            return self._loop
+
+    def _start(self) -> None:
+        loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        def serve() -> None:
+            asyncio.set_event_loop(loop)
+            loop.call_soon(ready.set)
+            loop.run_forever()
+
+        self._thread = threading.Thread(target=serve, name=self.name, daemon=True)
+        self._thread.start()
+        ready.wait()
+        self._loop = loop
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Schedule ``coro`` on the loop; the future can be waited on (and cancelled) from this thread."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float) -> T:
+        """Run ``coro`` on the loop and wait at most ``timeout`` seconds (then cancel it; TimeoutError)."""
+        future = self.submit(coro)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise TimeoutError(f"no answer within {timeout:g} s") from None
+
+    @property
+    def running(self) -> bool:
+        """True while the loop thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Stop the loop and wait for its thread (pending work should be finished first)."""
+        with self._lock:
+            loop, thread = self._loop, self._thread
+            self._loop = self._thread = None
+        if loop is None or thread is None:
+            return
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout)
+        if not thread.is_alive():
+            loop.close()
+
 
 CLOSE_TIMEOUT = 8.0
 """Seconds to let a server shut down (the SDK closes stdin, then terminates, then kills, each bounded)."""

@@ -20,12 +20,13 @@ from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 from agent_core.env_settings import env_settings
-from agent_core.tools.network.http_client import (
+from agent_core.tools.network.http import (
     DEFAULT_TIMEOUT,
     AddressPolicy,
     HttpClient,
     HttpError,
     Response,
+    env_timeout,
     known_codec,
     tool_error,
 )
@@ -63,7 +64,7 @@ class Fetcher:
         return cls(
             allow_private=env.sparrow_fetch_allow_private,
             allowed_networks=env.sparrow_fetch_allowed_networks,
-            timeout=env.sparrow_http_timeout or DEFAULT_TIMEOUT,
+            timeout=env_timeout(environ),
             max_bytes=env.sparrow_fetch_max_bytes or DEFAULT_MAX_BYTES,
         )
 

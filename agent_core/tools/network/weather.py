@@ -13,7 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent_core.env_settings import env_settings
-from agent_core.tools.network.http_client import DEFAULT_TIMEOUT, HttpClient, HttpError, tool_error
+from agent_core.tools.network.http import DEFAULT_TIMEOUT, HttpClient, HttpError, env_timeout, tool_error
 from agent_core.tools.tool import Tool, ToolError, ToolOutput
 
 GEOCODING_URL = "https://geocoding-api.open-meteo.com/v1/search"
@@ -115,7 +115,7 @@ class OpenMeteo:
             geocoding_url=env.sparrow_geocoding_url or GEOCODING_URL,
             forecast_url=env.sparrow_forecast_url or FORECAST_URL,
             archive_url=env.sparrow_weather_archive_url or ARCHIVE_URL,
-            timeout=env.sparrow_http_timeout or DEFAULT_TIMEOUT,
+            timeout=env_timeout(environ),
         )
 
     def find_place(self, query: str) -> Place:

@@ -1,4 +1,4 @@
-"""MCP server settings: the ``mcpServers`` JSON that Claude Desktop, Cursor and others keep, and where to find it.
+"""MCP servers as configured and as they stand: the ``mcpServers`` JSON, where to find it, and status lines.
 
 The file is found, in this order, at ``--mcp-config FILE`` (the CLI), ``$SPARROW_MCP_CONFIG``, or in the working
 directory as ``mcp.json``, ``.mcp.json`` (Claude Code's project file) or ``.cursor/mcp.json`` (Cursor's), the first
@@ -12,7 +12,8 @@ run without asking; Sparrow's own keys: ``trust`` (true: all its tools run witho
 ``timeout`` (seconds per call, default 30), ``startupTimeout`` (seconds to start and list tools, default 30) and
 ``disabled``. ``${VAR}``, ``${env:VAR}`` and ``${VAR:-default}`` in ``command``, ``args``, ``url``, ``env`` and
 ``headers`` are replaced by that environment variable (or the default), so secrets need not live in the file.
-Other keys tools add are ignored.
+Other keys tools add are ignored. ``ServerStatus`` is what the Tools page and ``python -m agent_core tools`` show
+about each server; nothing here needs the SDK.
 """
 
 from __future__ import annotations
@@ -21,14 +22,15 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agent_core.env_settings import env_settings
 from agent_core.guards import json_limits
+from agent_core.tools.tool import Tool
 
 CONFIG_ENV = "SPARROW_MCP_CONFIG"
 DEFAULT_FILE = "mcp.json"
@@ -202,3 +204,87 @@ def _expand(value: str, server: str, environ: Mapping[str, str]) -> str:
         raise McpConfigError(f"MCP server {server!r}: the environment variable {name} is not set")
 
     return _VARIABLE.sub(lookup, value)
+
+
+# --- how each server stands ----------------------------------------------------------------------------------------
+
+NOT_STARTED, STARTING, RUNNING, FAILED, STOPPED, DISABLED, UNAVAILABLE = (
+    "not started",
+    "starting",
+    "running",
+    "failed",
+    "stopped",
+    "disabled",
+    "unavailable",
+)
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """One server as it is now."""
+
+    name: str
+    """Its key in ``mcpServers``."""
+    transport: str
+    """``stdio`` or ``http``."""
+    target: str
+    """The command line or the URL (never its environment or headers)."""
+    state: str
+    """``running``, ``failed`` (could not start), ``stopped`` (exited; restarts on the next call), ``disabled``…"""
+    trusted: bool = False
+    """True: its tools run without asking for approval."""
+    tools: tuple[tuple[str, str], ...] = ()
+    """(name in Sparrow, name on the server) for each of its tools."""
+    problem: str | None = None
+    """Why it failed or stopped, one sentence."""
+    start_ms: float | None = None
+    """How long starting it and listing its tools took."""
+
+    def line(self) -> str:
+        """One status line, e.g. ``time [stdio: mcp-server-time] running, 2 tools, started in 610 ms``."""
+        parts = [f"{self.name} [{self.transport}: {self.target}] {self.state}"]
+        if self.state == RUNNING:
+            parts.append(f"{len(self.tools)} tool{'' if len(self.tools) == 1 else 's'}")
+            if self.start_ms is not None:
+                parts.append(f"started in {self.start_ms:.0f} ms")
+            parts.append("trusted" if self.trusted else "asks for approval")
+        text = ", ".join(parts)
+        return f"{text}: {self.problem}" if self.problem else text
+
+
+class ServerHandle(Protocol):
+    """Anything that can report a server's current status (a live connection, or a fixed one)."""
+
+    @property
+    def name(self) -> str:
+        """The server's configured name."""
+        ...
+
+    def status(self) -> ServerStatus:
+        """The server's status right now."""
+        ...
+
+
+@dataclass(frozen=True)
+class FixedServer:
+    """A configured server that is not connected (disabled, or the SDK is missing): its status never changes."""
+
+    name: str
+    fixed: ServerStatus
+
+    def status(self) -> ServerStatus:
+        """The status it was given."""
+        return self.fixed
+
+
+@dataclass(frozen=True)
+class McpTools:
+    """What the configured servers contribute to a catalogue."""
+
+    tools: tuple[Tool, ...] = ()
+    origins: dict[str, str] = field(default_factory=dict)
+    """Tool name -> ``mcp:<server>``."""
+    errors: tuple[str, ...] = ()
+    """Configuration problems and servers that failed to start, one sentence each."""
+    servers: tuple[ServerHandle, ...] = ()
+    """Every configured server, for status lines (live: a server that stops later shows it)."""

@@ -1,8 +1,14 @@
-"""The ChatModel protocol: messages in, streamed text out, one Completion at the end."""
+"""What a chat model is to Sparrow: the ``ChatModel`` protocol, its request and reply shapes, its errors.
+
+A model takes a ``ModelRequest`` (messages in OpenAI format, tool schemas, stop sequences, limits) and streams
+``TextChunk``s, then one ``Completion`` (text, reasoning, tool calls, usage, timings). A failure is a ``ModelError``
+with a kind and a message meant for people, never a raw traceback. For providers that send no usage, tokens are
+estimated here (and marked ``estimated`` wherever shown).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -90,3 +96,46 @@ def complete(model: ChatModel, request: ModelRequest) -> Completion:
         if isinstance(item, Completion):
             return item
     raise RuntimeError(f"model {model.name!r} ended its stream without a Completion")
+
+
+ErrorKind = Literal[
+    "config",
+    "auth",
+    "not_found",
+    "connection",
+    "timeout",
+    "rate_limit",
+    "server",
+    "bad_request",
+    "cancelled",
+    "protocol",
+]
+"""``protocol``: the endpoint answered, but not as an OpenAI-compatible API (a web page, other JSON...)."""
+
+
+class ModelError(Exception):
+    """A model call failed; ``str(error)`` is a complete, human-readable explanation."""
+
+    def __init__(self, kind: ErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def estimate_tokens(text: str) -> int:
+    """Roughly 4 characters per token for Latin text and 1 per token for CJK, in O(1) Python steps."""
+    if not text:
+        return 0
+    # ASCII is 1 byte and ~0.25 token per char; CJK is 3 bytes and ~1 token per char.
+    return max(1, (3 * len(text.encode("utf-8")) - len(text)) // 8)
+
+
+def estimate_messages(messages: Iterable[dict[str, Any]]) -> int:
+    """Estimated prompt tokens of a message list (content, tool calls, and ~4 tokens per message)."""
+    total = 0
+    for message in messages:
+        total += 4 + estimate_tokens(str(message.get("content") or ""))
+        for call in message.get("tool_calls") or ():
+            function = call.get("function", {})
+            total += estimate_tokens(function.get("name", "")) + estimate_tokens(function.get("arguments", ""))
+    return total

@@ -1,10 +1,12 @@
-"""A small HTTP client for tools: stdlib only, one deadline per request, a size limit, manual redirects, SSRF guard.
+"""HTTP for the tools that reach the world: stdlib only, one deadline per request, a size limit, an SSRF guard.
 
 Why not ``urllib.request``: it follows redirects itself, cannot pin the address it checked (DNS rebinding) and
-has no overall deadline. Here every host is resolved in a helper thread (so a dead resolver cannot hang a tool),
-each resolved address may be checked by an ``AddressPolicy``, the connection goes to exactly the checked address
-(TLS still verifies the host name), every read is capped by the time left, and bodies stop at ``max_bytes``.
-Failures are ``HttpError`` subclasses whose messages are plain sentences; ``tool_error`` turns them into the
+has no overall deadline. Here a URL must be http(s) without credentials (``parse_url``); every host is resolved in
+a helper thread, so a dead resolver cannot hang a tool (``resolve``); each resolved address may be checked by an
+``AddressPolicy`` (no loopback, private, link-local or reserved address, also when hidden in an IPv6 form); the
+connection goes to exactly the checked address (TLS still verifies the host name); every read is capped by the
+time left; redirects are followed by hand and checked again; bodies stop at ``max_bytes``, compressed ones too.
+Failures are ``HttpError`` subclasses whose messages are plain sentences; ``tool_error`` turns one into the
 observation a model reads ("web search unavailable: no network connection (...)").
 """
 
@@ -12,64 +14,247 @@ from __future__ import annotations
 
 import codecs
 import http.client
+import ipaddress
 import json
+import re
 import socket
 import ssl
+import threading
 import time
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import urlencode, urljoin, urlsplit
+from urllib.parse import quote, urlencode, urljoin, urlsplit
 
 from agent_core.env_settings import env_settings
 from agent_core.guards import json_limits
-from agent_core.tools.network.addresses import (
-    AddressPolicy,
-    IPAddress,
-    IPNetwork,
-    ip_literal,
-    non_public_reason,
-    resolve,
-)
-from agent_core.tools.network.http_errors import (
-    BadResponse,
-    BlockedAddress,
-    HttpError,
-    HttpStatusError,
-    HttpTimeout,
-    InvalidURL,
-    NetworkError,
-    os_reason,
-    tool_error,
-)
-from agent_core.tools.network.urls import Target, parse_url, with_params
+from agent_core.tools.tool import ToolError
 
-__all__ = [
-    "DEFAULT_MAX_BYTES",
-    "DEFAULT_TIMEOUT",
-    "AddressPolicy",
-    "BadResponse",
-    "BlockedAddress",
-    "HttpClient",
-    "HttpError",
-    "HttpStatusError",
-    "HttpTimeout",
-    "IPAddress",
-    "IPNetwork",
-    "InvalidURL",
-    "NetworkError",
-    "Response",
-    "Target",
-    "env_timeout",
-    "ip_literal",
-    "known_codec",
-    "non_public_reason",
-    "parse_url",
-    "resolve",
-    "tool_error",
-    "with_params",
-]
+# --- failures, each a plain sentence -------------------------------------------------------------------------------
+
+
+class HttpError(Exception):
+    """A request failed before a usable answer arrived; the message says why in plain words."""
+
+
+class NetworkError(HttpError):
+    """No connection could be made: no network, unknown host, connection refused, TLS failure."""
+
+
+class HttpTimeout(HttpError):
+    """The server (or the name lookup) did not answer before the deadline."""
+
+
+class HttpStatusError(HttpError):
+    """The server answered with an HTTP error status (4xx or 5xx)."""
+
+    def __init__(self, message: str, *, status: int, body: bytes = b"") -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
+class BlockedAddress(HttpError):
+    """The address policy (SSRF guard) refused to connect to a host."""
+
+
+class InvalidURL(HttpError):
+    """The URL cannot be requested (bad syntax, scheme other than http/https, credentials...)."""
+
+
+class BadResponse(HttpError):
+    """The answer arrived but cannot be used: invalid JSON, broken HTTP, too many redirects, too large."""
+
+
+def tool_error(service: str, exc: HttpError) -> ToolError:
+    """The observation for a failed request: '<service> unavailable: ...', '... refused: ...' or '... failed: ...'."""
+    if isinstance(exc, NetworkError | HttpTimeout):
+        verb = "unavailable"
+    elif isinstance(exc, BlockedAddress | InvalidURL):
+        verb = "refused"
+    else:
+        verb = "failed"
+    return ToolError(f"{service} {verb}: {exc}")
+
+
+def os_reason(exc: BaseException) -> str:
+    """The OS error text of ``exc`` in lower case ("connection refused"), or its message."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror[0].lower() + exc.strerror[1:]
+    return str(exc) or type(exc).__name__
+
+
+# --- where a request may connect (the SSRF guard) and name resolution that cannot hang -----------------------------
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@dataclass(frozen=True)
+class AddressPolicy:
+    """Which resolved addresses a request may connect to: public ones only, unless allowed here."""
+
+    allow_private: bool = False
+    """Allow every address, including loopback, private, link-local (cloud metadata) and reserved ones."""
+    allowed_networks: tuple[IPNetwork, ...] = ()
+    """Non-public networks that are allowed anyway (e.g. an intranet range, or 127.0.0.1/32 in tests)."""
+
+    @classmethod
+    def build(cls, *, allow_private: bool = False, allowed_networks: Iterable[str] = ()) -> AddressPolicy:
+        """A policy from plain strings such as "10.1.0.0/16"; ValueError names a bad network."""
+        networks = []
+        for text in allowed_networks:
+            try:
+                networks.append(ipaddress.ip_network(text.strip(), strict=False))
+            except ValueError:
+                raise ValueError(f"{text!r} is not an IP network such as 10.1.0.0/16") from None
+        return cls(allow_private=allow_private, allowed_networks=tuple(networks))
+
+    def check(self, host: str, addresses: Sequence[str]) -> None:
+        """Raise BlockedAddress unless EVERY address of ``host`` may be contacted."""
+        if self.allow_private:
+            return
+        for text in addresses:
+            ip = ipaddress.ip_address(text)
+            if any(ip in network for network in self.allowed_networks):
+                continue
+            reason = non_public_reason(ip)
+            if reason:
+                shown = host if host == str(ip) else f"{host} ({ip})"
+                raise BlockedAddress(f"{shown} is {reason}; only public internet addresses may be fetched")
+
+
+def non_public_reason(ip: IPAddress) -> str | None:
+    """Why ``ip`` is not a public internet address ("a loopback address", ...), or None when it is public."""
+    for inner in _embedded_ipv4(ip):
+        reason = non_public_reason(inner)
+        if reason:
+            return f"{reason} in disguise ({inner})"
+    checks = (
+        (ip.is_loopback, "a loopback address"),
+        (ip.is_link_local, "a link-local address"),
+        (ip.is_multicast, "a multicast address"),
+        (ip.is_unspecified, "an unspecified address"),
+        (ip.is_private, "a private address"),
+        (ip.is_reserved, "a reserved address"),
+        (not ip.is_global, "not a public address"),
+    )
+    return next((reason for failed, reason in checks if failed), None)
+
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def _embedded_ipv4(ip: IPAddress) -> list[ipaddress.IPv4Address]:
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return []
+    found = [ip.ipv4_mapped, ip.sixtofour, ip.teredo[1] if ip.teredo else None]
+    if ip in _NAT64:
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return [inner for inner in found if inner is not None]
+
+
+def resolve(host: str, port: int, timeout: float) -> list[str]:
+    """The IP addresses of ``host``, looked up in a helper thread so a stuck resolver cannot outlast ``timeout``."""
+    literal = ip_literal(host)
+    if literal is not None:
+        return [literal]
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def lookup() -> None:
+        try:
+            outcome["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except BaseException as exc:  # handed to the caller's thread below
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=lookup, name=f"resolve-{host}", daemon=True).start()
+    if not done.wait(timeout):
+        raise HttpTimeout(f"looking up {host} took longer than {timeout:.3g} s (no network connection?)")
+    error = outcome.get("error")
+    if error is not None and not isinstance(error, Exception):
+        raise error
+    if error is not None:
+        raise NetworkError(f"no network connection (could not resolve host {host!r}: {os_reason(error)})")
+    addresses = list(dict.fromkeys(str(info[4][0]).split("%")[0] for info in outcome["infos"]))
+    if not addresses:
+        raise NetworkError(f"no network connection (host {host!r} has no address)")
+    return addresses
+
+
+def ip_literal(host: str) -> str | None:
+    """The address ``host`` spells, also in the legacy forms the C library accepts ("2130706433", "0x7f.1")."""
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    if re.fullmatch(r"[0-9a-fA-FxX.]+", host):
+        try:
+            return socket.inet_ntoa(socket.inet_aton(host))
+        except OSError:
+            return None
+    return None
+
+
+# --- request URLs: http(s) only, no credentials, IDNA host names, quoted paths -------------------------------------
+
+_SAFE_PATH = "/%:@!$&'()*+,;=-._~"
+_SAFE_QUERY = _SAFE_PATH + "?"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A parsed request URL: scheme, IDNA host, port, and the quoted path with its query."""
+
+    url: str
+    scheme: str
+    host: str
+    port: int
+    path: str
+
+    @property
+    def origin(self) -> tuple[str, str, int]:
+        """(scheme, host, port): credentials are only sent again to the same origin."""
+        return self.scheme, self.host, self.port
+
+
+def parse_url(url: str) -> Target:
+    """Split and normalise an http(s) URL; InvalidURL explains what is wrong with it."""
+    text = url.strip()
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise InvalidURL(f"{url!r} is not a valid URL ({exc})") from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        raise InvalidURL(f"only http and https URLs can be fetched, not {scheme or 'a URL without scheme'}: {url!r}")
+    if not parts.hostname:
+        raise InvalidURL(f"{url!r} has no host name")
+    if parts.username is not None or parts.password is not None:
+        raise InvalidURL("URLs with a user name or password in them are not allowed")
+    try:
+        host = parts.hostname.encode("idna").decode("ascii") if not parts.hostname.isascii() else parts.hostname
+    except UnicodeError:
+        raise InvalidURL(f"{parts.hostname!r} is not a valid host name") from None
+    path = quote(parts.path or "/", safe=_SAFE_PATH)
+    if parts.query:
+        path += "?" + quote(parts.query, safe=_SAFE_QUERY)
+    return Target(text, scheme, host, port or (443 if scheme == "https" else 80), path)
+
+
+def with_params(url: str, params: Mapping[str, Any] | None) -> str:
+    """``url`` with ``params`` url-encoded into its query string (None values left out)."""
+    if not params:
+        return url
+    query = urlencode({k: v for k, v in params.items() if v is not None}, doseq=True)
+    return f"{url}{'&' if urlsplit(url).query else '?'}{query}"
+
+
+# --- the client ----------------------------------------------------------------------------------------------------
 
 DEFAULT_TIMEOUT = 10.0
 """Seconds for one whole request (lookup, connect, redirects, body) unless a tool says otherwise."""
@@ -77,8 +262,6 @@ DEFAULT_MAX_BYTES = 2_000_000
 """Largest (decoded) body kept; JSON answers larger than this are an error, pages are cut."""
 MAX_REDIRECTS = 5
 USER_AGENT = "Mozilla/5.0 (compatible; Sparrow-agent/0.1)"
-TIMEOUT_ENV = "SPARROW_HTTP_TIMEOUT"
-"""Environment variable overriding DEFAULT_TIMEOUT for the built-in web tools."""
 
 _REDIRECTS = {301, 302, 303, 307, 308}
 _CHUNK = 64 * 1024

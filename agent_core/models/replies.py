@@ -1,18 +1,28 @@
-"""Reading a model's reply: a reader thread that pumps a blocking stream, and the accumulator of its chunks."""
+"""Reading a model endpoint's reply: the stream pumped by a reader thread, its chunks gathered, its faults named.
+
+``pumped`` iterates a blocking stream in a reader thread, so a cancel or the run's time limit is honoured even
+while a read blocks; ``StreamAccumulator`` gathers the chunks into text, reasoning, tool calls and usage, and
+says what went wrong when a stream ends without a finish reason. An endpoint that is not what it claims (a base
+URL serving a web page, JSON that is not a chat completion, an empty ``choices`` list, a stream of invalid JSON)
+ends the call at once, with no retry, with a ``ModelError`` of kind ``protocol`` whose one sentence says what the
+URL returned and what to check, never a parse traceback.
+"""
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from openai.types.chat import ChatCompletionChunk
+
 from agent_core.events import Usage
+from agent_core.guards import json_limits
 from agent_core.guards.limits import CancelToken
-from agent_core.models.chat_model import Completion, TextChunk, ToolCall
-from agent_core.models.endpoint_check import token_count
-from agent_core.models.model_errors import ModelError
+from agent_core.models.chat import Completion, ModelError, TextChunk, ToolCall
 
 _POLL_S = 0.05
 SETTLE_S = 1.0
@@ -87,6 +97,7 @@ class StreamAccumulator:
         self.with_choices = 0
 
     def add(self, chunk: Any) -> list[TextChunk]:
+        """Take one streamed chunk; return its text and reasoning pieces, to show now."""
         self.chunks += 1
         self.with_choices += bool(chunk.choices)
         if getattr(chunk, "usage", None):
@@ -136,6 +147,7 @@ class StreamAccumulator:
         )
 
     def completion(self, latency_ms: float) -> Completion:
+        """The whole reply gathered so far, as one Completion."""
         calls = tuple(
             ToolCall(slot["id"] or f"call_{index}", slot["name"], slot["arguments"])
             for index, slot in sorted(self.calls.items())
@@ -153,6 +165,7 @@ class StreamAccumulator:
 
 
 def reasoning_of(obj: Any) -> str:
+    """The reasoning text a message or delta carries (``reasoning_content`` or ``reasoning``), else ""."""
     extra = getattr(obj, "model_extra", None) or {}
     value = extra.get("reasoning_content") or extra.get("reasoning") or ""
     return value if isinstance(value, str) else ""
@@ -177,3 +190,109 @@ def _detail(usage: Any, group: str | None, name: str) -> int:
     if value is None:
         value = (getattr(holder, "model_extra", None) or {}).get(name)
     return token_count(value)
+
+
+# --- endpoints that are not what they claim ------------------------------------------------------------------------
+
+BASE_URL_HINT = "most base URLs end in /v1 (for example http://localhost:11434/v1 for Ollama)"
+_PEEK = 4096
+"""Bytes of an unexpected body read to tell what it is."""
+
+
+def web_page(endpoint: str) -> ModelError:
+    """The URL answered with HTML."""
+    return ModelError("protocol", f"{endpoint} returned a web page, not an OpenAI-compatible API — {BASE_URL_HINT}.")
+
+
+def describe_body(endpoint: str, content_type: str, body: bytes | str, *, model: str) -> ModelError:
+    """The error for a body that is not what a chat-completions (or models) call returns."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    text = text[:_PEEK].strip()
+    if "html" in content_type.lower() or text[:1] == "<":
+        return web_page(endpoint)
+    if not text:
+        return ModelError("protocol", f"{endpoint} answered with an empty body — check the base URL ({BASE_URL_HINT}).")
+    try:
+        data = json_limits.loads(text)
+    except ValueError:
+        shown = content_type.split(";")[0].strip() or "no content type"
+        return ModelError(
+            "protocol",
+            f"{endpoint} answered with something that is not JSON ({shown}), so it is not an OpenAI-compatible API"
+            f" — {BASE_URL_HINT}.",
+        )
+    return describe_json(endpoint, data, model=model)
+
+
+def describe_json(endpoint: str, data: Any, *, model: str) -> ModelError:
+    """The error for JSON that is not a usable chat completion."""
+    if isinstance(data, dict) and isinstance(data.get("error"), (dict, str)):
+        error = data["error"]
+        message = error.get("message") if isinstance(error, dict) else error
+        return ModelError("bad_request", f"{endpoint} answered with an error: {str(message)[:300]}")
+    if isinstance(data, dict) and data.get("choices") == []:
+        return ModelError(
+            "protocol",
+            f"{endpoint} returned a chat completion with no choices for model {model!r} — the server produced"
+            " nothing; check the model name and the server's log.",
+        )
+    keys = ", ".join(json.dumps(k)[:30] for k in sorted(map(str, data))[:6]) if isinstance(data, dict) else ""
+    keys = keys or type(data).__name__
+    return ModelError(
+        "protocol",
+        f"{endpoint} returned JSON that is not a chat completion ({keys}) — it is probably not an"
+        f" OpenAI-compatible chat endpoint; {BASE_URL_HINT}.",
+    )
+
+
+def bad_stream(endpoint: str, problem: str) -> ModelError:
+    """The error for a stream whose events are not OpenAI chunks (invalid JSON, wrong shape)."""
+    return ModelError(
+        "protocol",
+        f"The stream from {endpoint} held invalid data ({problem[:120]}) — the server does not speak OpenAI's"
+        " streaming format; check the base URL or turn streaming off.",
+    )
+
+
+def is_completion(data: Any) -> bool:
+    """True for a dict shaped like a whole (non-streamed) chat completion with at least one choice."""
+    choices = data.get("choices") if isinstance(data, dict) else None
+    return bool(choices) and isinstance(choices[0], dict) and isinstance(choices[0].get("message"), dict)
+
+
+def peek_body(response: Any, limit: int = 2_000_000) -> bytes:
+    """At most ``limit`` bytes of a body (an unexpected reply may be huge)."""
+    data = b""
+    for part in response.iter_bytes():
+        data += part
+        if len(data) >= limit:
+            break
+    return data
+
+
+def as_chunk(data: dict[str, Any]) -> ChatCompletionChunk:
+    """A whole chat completion re-read as one streamed chunk."""
+    choice = data["choices"][0]
+    delta = {k: v for k, v in choice["message"].items() if k != "tool_calls"}
+    calls = choice["message"].get("tool_calls") or []
+    if calls:
+        delta["tool_calls"] = [{**c, "index": i} for i, c in enumerate(calls) if isinstance(c, dict)]
+    return ChatCompletionChunk.model_validate(
+        {
+            "id": str(data.get("id") or "whole"),
+            "object": "chat.completion.chunk",
+            "created": int(data.get("created") or 0),
+            "model": str(data.get("model") or ""),
+            "choices": [{"index": 0, "delta": delta, "finish_reason": choice.get("finish_reason") or "stop"}],
+            "usage": data.get("usage"),
+        }
+    )
+
+
+def token_count(value: Any) -> int:
+    """A token count a server reported, kept within what can be stored and exported (0 when absurd)."""
+    try:
+        number = int(value or 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return number if 0 <= number <= 2**53 else 0

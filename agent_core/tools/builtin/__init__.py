@@ -1,1 +1,0 @@
-"""The built-in tools every agent has: a safe calculator, the clock, date arithmetic."""
