@@ -1,10 +1,10 @@
 """Typed, immutable events: the only thing the agent emits and the only thing its consumers read.
 
-The UI, the store, the metrics and the snapshot file all speak these shapes. ``Event`` is one closed
-union of the event classes, told apart by their ``type`` tag: decode with ``event_from_dict()`` and
-handle them with a ``match`` ending in ``assert_never(event)``, so a view that forgets a new event
-type fails instead of ignoring it. Every event serialises to a plain JSON-ready dict with
-``to_dict()`` and comes back equal with ``event_from_dict()``. The base every event shares (its type tag,
+The UI, the store, the metrics and the session file all speak these shapes. ``Event`` is one closed union of the
+event classes, told apart by their ``type`` tag: decode with ``event_from_dict()`` and handle them with a ``match``
+ending in ``assert_never(event)``, so a view that forgets a new event type fails instead of ignoring it. Every event
+serialises to a plain JSON-ready dict with ``to_dict()``, every field always written (one rule, none left out for
+holding its default), and comes back equal with ``event_from_dict()``. The base every event shares (its type tag,
 run id and time) and token usage come first; the branch events (a fork, a re-sample) are members like the rest.
 """
 
@@ -30,9 +30,9 @@ class Usage:
     """Tokens the model wrote."""
     estimated: bool = False
     """True when the provider sent no usage and the numbers are Sparrow's estimate."""
-    cached_tokens: int = field(default=0, metadata={"later": True})
+    cached_tokens: int = 0
     """Of ``prompt_tokens``, those the provider read from its prompt cache (billed at the cached-input rate)."""
-    reasoning_tokens: int = field(default=0, metadata={"later": True})
+    reasoning_tokens: int = 0
     """Of ``completion_tokens``, those the model spent reasoning (billed as output, often not shown)."""
 
     @property
@@ -50,25 +50,6 @@ class Usage:
         )
 
 
-LATER = {"later": True}
-"""Field metadata of a field added after the log format was fixed: left out of ``to_dict`` while it holds its
-default, so logs do not grow by an empty key per event and files stay readable by earlier versions."""
-
-
-@cache
-def later_fields(cls: type) -> tuple[tuple[str, Any], ...]:
-    """The ``LATER`` fields of an event class, with their defaults."""
-    return tuple((f.name, f.default) for f in dataclasses.fields(cls) if f.metadata.get("later"))
-
-
-def without_unset(fields: dict[str, Any], cls: type) -> dict[str, Any]:
-    """``fields`` without the ``LATER`` fields that hold their default (the dict itself, changed)."""
-    for name, default in later_fields(cls):
-        if fields.get(name) == default or fields.get(name) == plain(default):
-            del fields[name]
-    return fields
-
-
 @dataclass(frozen=True, kw_only=True)
 class EventBase:
     """Base of every event: its type tag, which run it belongs to and when it happened."""
@@ -81,14 +62,14 @@ class EventBase:
     """Unix time at which the event was emitted."""
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain, JSON-ready dict with a ``type`` discriminator (a ``LATER`` field only when it is set)."""
-        return without_unset({f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}, type(self))
+        """Plain, JSON-ready dict of every field, the ``type`` discriminator first."""
+        return {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
 
 def plain(value: Any) -> Any:
     """A JSON-ready copy: dataclasses become dicts, tuples become lists."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return without_unset({f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}, type(value))
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     if isinstance(value, dict):
@@ -146,7 +127,7 @@ class ModelSampled(EventBase):
     """Tokens of this call."""
     latency_ms: float = 0.0
     """Wall-clock time of the call."""
-    endpoint: str | None = field(default=None, metadata=LATER)
+    endpoint: str | None = None
     """The base URL the sample was asked at, without credentials (its price's provider); None: not recorded."""
 
 
@@ -171,11 +152,11 @@ class RunStarted(EventBase):
     settings: dict[str, Any] = field(default_factory=dict)
     """Limits and sampling settings as ``AgentSettings.to_record`` writes them (``from_record`` reads any version).
     Never secrets."""
-    attachments: tuple[dict[str, str], ...] = field(default=(), metadata=LATER)
+    attachments: tuple[dict[str, str], ...] = ()
     """Files attached to the question: ``{"name", "mime", "data" (image, base64) | "text"}``."""
-    endpoint: str | None = field(default=None, metadata=LATER)
+    endpoint: str | None = None
     """The base URL the model was called at, without credentials (it names the provider whose prices apply);
-    None for a model without one (scripted) and in logs written before it was recorded."""
+    None for a model without one (scripted)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -246,7 +227,7 @@ class ModelFinished(EventBase):
     """Time to the first streamed token, when streaming."""
     finish_reason: str | None = None
     """Why the model stopped (``stop``, ``length``, ``tool_calls``, ``stop_at_observation``...)."""
-    retried_after: tuple[str, ...] = field(default=(), metadata=LATER)
+    retried_after: tuple[str, ...] = ()
     """Failed attempts the client repeated before this reply: HTTP codes (``"503"``) or ``"connection"``."""
     messages: tuple[dict[str, Any], ...] = ()
     """The messages sent to the model after the first ``messages_kept`` ones (see ``full_messages``)."""
@@ -296,9 +277,9 @@ class ToolFinished(EventBase):
     """Wall-clock time of the call, measured around the tool function only."""
     truncated: bool = False
     """True when ``output`` was cut to the observation size limit."""
-    outside: str | None = field(default=None, metadata=LATER)
+    outside: str | None = None
     """Where the output came from when it is outside content (a URL, search results, an MCP server): see ``taint``."""
-    reused_from: dict[str, Any] | None = field(default=None, metadata=LATER)
+    reused_from: dict[str, Any] | None = None
     """Set when the tool was not called again: where this result was recorded (``session``, ``run``, ``step``,
     ``call_id`` of the original run a fork started from)."""
 
@@ -317,7 +298,7 @@ class ApprovalRequested(EventBase):
     """Name of the tool that needs approval."""
     arguments: dict[str, Any] = field(default_factory=dict)
     """The arguments the tool would run with, for the person to judge."""
-    reason: str | None = field(default=None, metadata=LATER)
+    reason: str | None = None
     """Why this call asks when outside content steers it ("step 2 read http://…; this call sends …")."""
 
 

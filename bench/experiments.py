@@ -44,7 +44,7 @@ from agent_core.models.chat import Message, ModelRequest
 from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
 from agent_core.store.database import writer
-from agent_core.store.event_codec import encode
+from agent_core.store.log import encode
 from agent_core.store.tables import EventRow, SessionRow
 from agent_core.testing import FakeOpenAIServer, FunctionModel
 from agent_core.testing.rule_llm import rule_reply

@@ -34,7 +34,7 @@ from agent_core import Agent
 from agent_core.events import Event, ModelDelta, ModelFinished
 from agent_core.models.chat import Message, ModelRequest
 from agent_core.store import SessionStore, export_session, import_session
-from agent_core.store.event_codec import encode, gc_paused
+from agent_core.store.log import encode, gc_paused
 from agent_core.testing import FunctionModel
 from agent_core.testing.pg_cluster import Cluster, find_bin_dir
 

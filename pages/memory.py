@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.env_settings import env_settings
-from agent_core.longterm.memory_guard import MAX_CHARS, MemoryRefused
-from agent_core.longterm.memory_store import DEFAULT_SCOPE, MemoryStore, default_scope
+from agent_core.longterm.guard import DEFAULT_SCOPE, MAX_CHARS, MemoryRefused, default_scope
+from agent_core.longterm.memory import MemoryStore
 from sparrow_ui.access.ownership import claim_memories
 from sparrow_ui.panels.memory_cards import memory_card, save_fact
 from sparrow_ui.shell.sidebar import frame

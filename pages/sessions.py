@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from agent_core.experiments.records import experiment_session_ids
-from agent_core.store.session_digest import session_digests
+from agent_core.store.sessions import session_digests
 from sparrow_ui.chat import example_sessions as examples
 from sparrow_ui.panels.session_cards import filter_bar, page_picker, session_card
 from sparrow_ui.panels.session_list import page, rows

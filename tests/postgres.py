@@ -28,7 +28,6 @@ SHARED = "sparrow_shared"
 
 _FINGERPRINT = """
 SELECT md5(string_agg(table_name || '.' || column_name || ':' || data_type, ',' ORDER BY table_name, column_name))
-       || (SELECT string_agg(version::text, ',') FROM sparrow_schema)
        || (SELECT string_agg(version_num, ',') FROM sparrow_alembic_version)
 FROM information_schema.columns WHERE table_schema = 'public'
 """

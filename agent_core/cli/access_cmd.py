@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from agent_core.cli.common import EXIT_OK, CliError, open_store, store_errors, subcommand
 from agent_core.formatting import format_timestamp
-from agent_core.longterm.memory_store import MemoryStore
+from agent_core.longterm.memory import MemoryStore
 from agent_core.store import ShareLinkInfo, ShareLinkInvalid
 
 

@@ -23,8 +23,8 @@ from agent_core.engine.attachments import AttachmentError, attach_path
 from agent_core.engine.protocols import PROTOCOLS
 from agent_core.events import Event
 from agent_core.guards.limits import CancelToken
-from agent_core.longterm.memory_store import MemoryStore
-from agent_core.longterm.memory_tools import connect_memory
+from agent_core.longterm.memory import MemoryStore
+from agent_core.longterm.tools import connect_memory
 from agent_core.runtime.sessions import config_from_agent, load_memory, run_in_session
 from agent_core.trace_export.sending import live_export
 

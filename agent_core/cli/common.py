@@ -27,14 +27,14 @@ from agent_core.store import (
     SessionStore,
     SnapshotNotFound,
 )
-from agent_core.store.actors import admins, signed_in
-from agent_core.store.outage import problem as database_problem
-from agent_core.store.run_owners import SessionBusy
+from agent_core.store.access import admins, signed_in
+from agent_core.store.database import problem as database_problem
+from agent_core.store.runs import SessionBusy
 
 USAGE_ERRORS = {
     "agent_core.runtime.sessions": "NothingToResume",
-    "agent_core.longterm.memory_store": "MemoryNotFound",
-    "agent_core.longterm.memory_guard": "MemoryRefused",
+    "agent_core.longterm.memory": "MemoryNotFound",
+    "agent_core.longterm.guard": "MemoryRefused",
 }
 """More errors that are the user's to fix, by module: matched only if that module was loaded (an error of a module
 not loaded cannot have been raised), so a command that only reads sessions never imports memory or runs."""

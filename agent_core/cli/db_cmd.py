@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 
 from agent_core.cli.common import EXIT_OK, EXIT_RUN_FAILED, store_errors, subcommand
-from agent_core.store.database import schema_state, upgrade_database
-from agent_core.store.schema import SchemaState, head_revision
+from agent_core.store.database import SchemaState, head_revision, schema_state, upgrade_database
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,14 +29,13 @@ def cmd_current(args: argparse.Namespace) -> int:
     with store_errors():
         state = schema_state(args.db)
     head = head_revision()
-    if state.revision == head:
-        print(f"{head} (head)")
+    if state.at_head:
+        same = "" if state.revision == head else f": the schema of {head}"
+        print(f"{state.revision} (head{same})")
         return EXIT_OK
     print(f"{_describe(state)} (this build's head is {head}: run `python -m agent_core db upgrade`)")
     return EXIT_RUN_FAILED
 
 
 def _describe(state: SchemaState) -> str:
-    if state.revision is not None:
-        return state.revision
-    return "empty" if state.legacy_version is None else f"schema version {state.legacy_version} (before migrations)"
+    return state.revision or "empty"

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         if _loaded_error(exc, "agent_core.env_settings", "EnvSettingsError"):  # a bad variable: one sentence
             print(f"sparrow: {exc}", file=sys.stderr)
             return EXIT_USAGE
-        if _loaded_error(exc, "agent_core.store.outage", "DatabaseUnavailable"):  # a long outage stopped a run
+        if _loaded_error(exc, "agent_core.store.database", "DatabaseUnavailable"):  # a long outage stopped a run
             print(f"sparrow: {exc}", file=sys.stderr)
             return EXIT_RUN_FAILED
         print(f"sparrow: unexpected error: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 from agent_core.cli.common import EXIT_OK, EXIT_USAGE, CliError, open_store, store_errors, subcommand
 from agent_core.formatting import format_timestamp
-from agent_core.longterm.memory_store import MemoryRecord, MemoryStore, default_scope
+from agent_core.longterm.guard import default_scope
+from agent_core.longterm.memory import MemoryRecord, MemoryStore
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from agent_core.cli.common import EXIT_OK, subcommand
-from agent_core.store.file_schema import session_file_schema
+from agent_core.store.files import session_file_schema
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -26,8 +26,8 @@ from agent_core.events import Event, RunFinished, RunStarted
 from agent_core.formatting import UNKNOWN, format_cost, format_timestamp
 from agent_core.guards.limits import CancelToken
 from agent_core.guards.safe_write import write_output
-from agent_core.longterm.memory_store import MemoryStore
-from agent_core.longterm.memory_tools import connect_memory
+from agent_core.longterm.memory import MemoryStore
+from agent_core.longterm.tools import connect_memory
 from agent_core.models.pricing import PriceTable, PricingError, prices_from_env
 from agent_core.runtime.sessions import NothingToResume, resume_run
 from agent_core.trace_export import (

@@ -20,8 +20,8 @@ from agent_core.cli.terminal import report, with_sigint
 from agent_core.engine.state import RunState
 from agent_core.events import Event, RunFinished
 from agent_core.guards.limits import CancelToken
-from agent_core.longterm.memory_store import MemoryStore
-from agent_core.longterm.memory_tools import connect_memory
+from agent_core.longterm.memory import MemoryStore
+from agent_core.longterm.tools import connect_memory
 from agent_core.runtime.branches import outcome, resample_step, spread
 from agent_core.runtime.fork import StepEdit, fork_run
 from agent_core.store import SessionStore

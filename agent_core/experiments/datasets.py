@@ -31,8 +31,8 @@ from sqlmodel.sql.expression import Select, SelectOfScalar
 
 from agent_core.experiments.tables import DatasetItemRow, DatasetRow
 from agent_core.store import Actor, SessionStore
+from agent_core.store.access import new_id
 from agent_core.store.database import writer
-from agent_core.store.transactions import new_id
 from agent_core.views.transcript import Transcript
 
 MAX_QUESTION_CHARS = 20_000

@@ -18,9 +18,9 @@ from agent_core.experiments.datasets import get_dataset, owned, visible
 from agent_core.experiments.scoring import Score
 from agent_core.experiments.tables import ExperimentRow, ResultRow
 from agent_core.store import SessionStore
+from agent_core.store.access import new_id
 from agent_core.store.database import writer
 from agent_core.store.tables import table_of
-from agent_core.store.transactions import new_id
 
 FINAL_STATES = ("done", "error")
 """Result states a resumed experiment does not run again (``running`` and ``cancelled`` ones it does)."""

@@ -55,9 +55,9 @@ from agent_core.models.chat import ChatModel
 from agent_core.models.pricing import PriceTable, env_prices_or_catalogue
 from agent_core.runtime.sessions import run_in_new_session
 from agent_core.store import Actor, SessionStore
-from agent_core.store.actors import LOCAL_ADMIN
+from agent_core.store.access import LOCAL_ADMIN
 from agent_core.store.database import writer
-from agent_core.store.run_owners import this_process
+from agent_core.store.runs import this_process
 from agent_core.tools import Tool
 from agent_core.views.metrics import run_metrics
 

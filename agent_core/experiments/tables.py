@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import JSON, Text
 from sqlmodel import Field, SQLModel, UniqueConstraint
 
-from agent_core.store.actors import OWNER_MAX_CHARS
+from agent_core.store.tables import OWNER_MAX_CHARS
 
 ID_CHARS = 64
 

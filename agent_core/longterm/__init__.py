@@ -8,9 +8,9 @@ from agent_core.lazy_exports import lazy_exports
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "MemoryNotFound": "agent_core.longterm.memory_record",
-        "MemoryRecord": "agent_core.longterm.memory_record",
-        "MemoryStore": "agent_core.longterm.memory_store",
+        "MemoryNotFound": "agent_core.longterm.memory",
+        "MemoryRecord": "agent_core.longterm.memory",
+        "MemoryStore": "agent_core.longterm.memory",
     },
 )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from agent_core.longterm.memory_tools import make_memory_tools
+from agent_core.longterm.tools import make_memory_tools
 from agent_core.tools import builtin_tools
 from agent_core.tools.mcp import McpConfig, McpTools, ServerHandle, load_mcp_tools
 from agent_core.tools.network import web_tools
@@ -45,7 +45,7 @@ def tool_catalog(
     then the tools of MCP servers (``mcp``: a config file or McpConfig; True looks for one; False skips them).
 
     The memory tools (remember, recall) need a store and a session: bind them when starting a run with
-    ``agent_core.longterm.memory_tools.bind_memory_tools``.
+    ``agent_core.longterm.tools.bind_memory_tools``.
     """
     tools = builtin_tools()
     origins = dict.fromkeys((t.name for t in tools), "built-in")

@@ -31,12 +31,12 @@ from agent_core.guards.limits import CancelToken
 from agent_core.models.chat import ChatModel
 from agent_core.runtime import EXAMPLE_KEY
 from agent_core.store import SessionInfo, SessionStore
-from agent_core.store.event_codec import decode
-from agent_core.store.outage import DatabaseUnavailable
-from agent_core.store.recorder import record_events
-from agent_core.store.records import SessionConfig
-from agent_core.store.run_owners import RunOwner
-from agent_core.store.transactions import new_id
+from agent_core.store.access import new_id
+from agent_core.store.database import DatabaseUnavailable
+from agent_core.store.log import decode
+from agent_core.store.runs import RunOwner
+from agent_core.store.sessions import record_events
+from agent_core.store.tables import SessionConfig
 from agent_core.tools import Tool
 from agent_core.views.transcript import Transcript
 

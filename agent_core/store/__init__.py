@@ -11,11 +11,17 @@ Typical use (the app and the CLI do this)::
     copy = import_session(store, data)                       # a new session, validated, all or nothing
 """
 
-from agent_core.store.actors import LOCAL_ADMIN, Actor, ReadOnly
-from agent_core.store.database import SCHEMA_VERSION, SchemaVersionError, create_db_engine, database_url
-from agent_core.store.recorder import record_events
-from agent_core.store.records import InterruptedRun, SessionConfig, SessionInfo, SnapshotInfo
-from agent_core.store.session_file import (
+from agent_core.store.access import (
+    LOCAL_ADMIN,
+    Actor,
+    NotYours,
+    ReadOnly,
+    SessionNotFound,
+    SnapshotNotFound,
+    StoreAccess,
+)
+from agent_core.store.database import SchemaVersionError, create_db_engine, database_url
+from agent_core.store.files import (
     FORMAT,
     MAX_IMPORT_BYTES,
     VERSION,
@@ -24,15 +30,14 @@ from agent_core.store.session_file import (
     export_session,
     import_session,
 )
-from agent_core.store.session_store import NotYours, SessionNotFound, SessionStore, SnapshotNotFound, StoreAccess
-from agent_core.store.share_links import ShareGrant, ShareLinkInfo, ShareLinkInvalid
-from agent_core.store.titles import title_from_question
+from agent_core.store.sessions import SessionStore, record_events
+from agent_core.store.shares import ShareGrant, ShareLinkInfo, ShareLinkInvalid
+from agent_core.store.tables import InterruptedRun, SessionConfig, SessionInfo, SnapshotInfo, title_from_question
 
 __all__ = [
     "FORMAT",
     "LOCAL_ADMIN",
     "MAX_IMPORT_BYTES",
-    "SCHEMA_VERSION",
     "VERSION",
     "Actor",
     "InterruptedRun",

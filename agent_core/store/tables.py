@@ -1,26 +1,112 @@
-"""SQLModel tables, and the field groups they share with the store's records and the session file.
+"""What the store holds, declared once: the SQLModel tables, the records the API returns, and their fields' rules.
 
-Every field of a session or snapshot is declared once, in a small non-table group below (as the SQLModel
-tutorial's ``HeroBase``); the table, the API record (``records.py``) and the file record
-(``snapshot_file.py``) each inherit the groups they hold. The groups carry both the column settings
-(ignored outside a table) and the checks an imported file must pass (only a validated model runs them).
-
-Pydantic orders inherited fields from the last base to the first, so a class lists its groups in reverse
-column order: that keeps each table's columns, and each file record's keys, in their historic order.
+Every field of a session or snapshot is declared once, in a small non-table group (as the SQLModel tutorial's
+``HeroBase``); the table (``SessionRow``), the API record (``SessionInfo``) and the session file's record
+(``SessionRecord``, validated strictly by ``files``) each inherit the groups they hold. The groups carry both the
+column settings (ignored outside a table) and the checks an imported file must pass (only a validated model runs
+them); the store builds records from its own rows without validating again. Pydantic orders inherited fields from
+the last base to the first, so a class lists its groups in reverse column order: that keeps each table's columns,
+and each file record's keys, in their historic order. A session's configuration (``SessionConfig``) never holds a
+secret, and its title comes from its first question without a model call (``title_from_question``).
 """
 
+from __future__ import annotations
+
 import logging
-from typing import Annotated, Any
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Annotated, Any, NamedTuple
 
 from annotated_types import Ge, Interval, Le
-from pydantic import AfterValidator, AllowInfNan, StringConstraints
+from pydantic import AfterValidator, AllowInfNan, BaseModel, ConfigDict, StringConstraints, field_validator
 from sqlalchemy import JSON, Dialect, Table, Text, TypeDecorator
 from sqlmodel import Field, Index, SQLModel, UniqueConstraint
 
 from agent_core.guards.json_limits import MAX_TIME
-from agent_core.store.actors import OWNER_MAX_CHARS
-from agent_core.store.session_config import SessionConfig
-from agent_core.store.titles import TITLE_MAX_CHARS, clean_title
+from agent_core.guards.untrusted import visible
+from agent_core.store.redaction import scrub_settings, scrub_url
+
+OWNER_MAX_CHARS = 520
+"""Longest owner stored: ``ISSUER#SUBJECT`` (an issuer URL and a subject of at most 255 characters each)."""
+UNTITLED = "New session"
+"""Shown for a session that has no question yet."""
+TITLE_MAX_CHARS = 200
+"""Longest title the store keeps (renames and imports alike)."""
+
+_MARKUP = re.compile(r"^(?:[#>*\-+`~]+|\d+[.)])\s*")
+_CLOSING = " \t,;:-–—([{/\\"
+
+
+# ── titles and configuration ──────────────────────────────────────────────────────────────────────
+
+
+def title_from_question(question: str, max_width: int = 60) -> str:
+    """A one-line title: the first non-empty line of ``question``, cut at a word near ``max_width`` columns."""
+    line = next((ln for ln in question.splitlines() if ln.strip(" \t`~")), "")
+    line = visible(" ".join(_MARKUP.sub("", line.strip()).split()))
+    if not line:
+        return UNTITLED
+    if _width(line) <= max_width:
+        return line
+    cut = _cut_index(line, max_width - 1)
+    space = line.rfind(" ", 0, cut + 1)
+    if space > cut // 2:
+        cut = space
+    return line[:cut].rstrip(_CLOSING) + "…"
+
+
+def clean_title(title: str) -> str:
+    """A user-given title on one line, whitespace collapsed, at most TITLE_MAX_CHARS characters."""
+    text = visible(" ".join(title.split()))
+    if not text:
+        raise ValueError("a title cannot be empty")
+    return text[:TITLE_MAX_CHARS]
+
+
+def _width(text: str) -> int:
+    return sum(_char_width(c) for c in text)
+
+
+def _char_width(char: str) -> int:
+    """East Asian wide and full-width characters take two columns."""
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def _cut_index(text: str, columns: int) -> int:
+    used = 0
+    for index, char in enumerate(text):
+        used += _char_width(char)
+        if used > columns:
+            return index
+    return len(text)
+
+
+class SessionConfig(BaseModel):
+    """How a session's runs are configured: model, endpoint, protocol and agent settings. Never a secret."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    model: str = Field(default="", max_length=200)
+    """Model name as sent to the endpoint."""
+    base_url: str | None = Field(default=None, max_length=2000)
+    """OpenAI-compatible endpoint, without credentials; None for the provider's default."""
+    protocol: str = Field(default="react", max_length=40)
+    """``react`` or ``tools``."""
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """Agent settings as ``AgentSettings.to_record`` writes them (read back with ``from_record``); secret-named keys
+    are dropped."""
+
+    @field_validator("base_url")
+    @classmethod
+    def _no_credentials_in_url(cls, value: str | None) -> str | None:
+        return scrub_url(value)
+
+    @field_validator("settings")
+    @classmethod
+    def _no_secret_settings(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return scrub_settings(value)
+
 
 MAX_SEQ = 2**53
 """Largest sequence number a file may carry (the largest integer a JSON double holds exactly)."""
@@ -33,7 +119,6 @@ Title = Annotated[str, StringConstraints(max_length=TITLE_MAX_CHARS), AfterValid
 Seq = Annotated[int, Interval(ge=0, le=MAX_SEQ)]
 Time = Annotated[float, Ge(0), Le(MAX_TIME), AllowInfNan(False)]
 """Unix seconds between 1970 and 2100: a time in milliseconds (or ``2**63``) is refused, not misread."""
-"""Unix time."""
 
 
 class ConfigJSON(TypeDecorator[SessionConfig]):
@@ -141,16 +226,6 @@ class SnapshotRecord(Configured, SnapshotPoint, Identified):
 # ── tables ──────────────────────────────────────────────────────────────────────────────────────
 
 
-class SchemaRow(SQLModel, table=True):
-    """The one row that records which schema version wrote this database."""
-
-    __tablename__ = "sparrow_schema"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
-
-    id: int = Field(default=1, primary_key=True)
-    version: int
-    """Bumped on every incompatible change; a newer version than this build knows is refused."""
-
-
 class SessionRow(Imported, Owned, SessionLineage, Configured, SessionSeq, SessionHead, Identified, table=True):
     """A conversation: its title, configuration (never a secret) and where it was forked from."""
 
@@ -181,7 +256,7 @@ class SnapshotRow(Owned, Configured, SnapshotPoint, SnapshotOwner, Identified, t
 
 
 class MemoryRow(SQLModel, table=True):
-    """A fact in long-term memory, shared by every session of its scope; searched through ``memory_index``."""
+    """A fact in long-term memory, shared by every session of its scope; searched through ``memory``."""
 
     __tablename__ = "memories"  # pyright: ignore[reportAssignmentType]  # SQLModel types __tablename__ as its declared_attr default
     __table_args__ = (
@@ -195,7 +270,7 @@ class MemoryRow(SQLModel, table=True):
     scope: str = Field(default="default", max_length=64)
     """Whose memory: a user or workspace name; runs only see their own scope."""
     text: str = Field(sa_type=Text)
-    """The fact, normalised and checked by ``memory_guard.check_memory``."""
+    """The fact, normalised and checked by ``longterm.guard.check_memory``."""
     text_hash: str = Field(max_length=64)
     """SHA-256 of the folded text: the same fact twice in a scope is one memory."""
     origin: str = Field(default="user", max_length=16)
@@ -262,7 +337,6 @@ def table_of(row: type[SQLModel]) -> Table:
 
 
 TABLES = [
-    table_of(SchemaRow),
     table_of(SessionRow),
     table_of(EventRow),
     table_of(SnapshotRow),
@@ -271,4 +345,74 @@ TABLES = [
     table_of(RunRow),
     table_of(ShareLinkRow),
 ]
-"""Sparrow's tables, in creation order (the schema version governs exactly these)."""
+"""The store's tables (the experiments add theirs): a database holding one of these names must be Sparrow's."""
+
+
+# ── records: what the store returns, never ORM rows ───────────────────────────────────────────────
+
+
+FROZEN: Any = ConfigDict(frozen=True)  # Any: model_config is typed as SQLModelConfig, which sqlmodel does not export
+
+
+def fields_of(source: object, shape: type[SQLModel]) -> dict[str, Any]:
+    """The values of ``shape``'s fields, read from ``source`` (a row or another view holding them)."""
+    return {name: getattr(source, name) for name in shape.model_fields}
+
+
+class SessionInfo(Imported, Owned, SessionLineage, Configured, SessionSeq, SessionHead, Identified):
+    """One session as listed and opened."""
+
+    model_config = FROZEN
+
+    title: str  # pyright: ignore[reportIncompatibleVariableOverride, reportGeneralTypeIssues]  # the display title is never None
+    """Display title: the renamed title, else one made from the first question, else ``New session``."""
+
+    @classmethod
+    def of(cls, row: SessionRow) -> SessionInfo:
+        """The view of a stored row."""
+        values: dict[str, Any] = fields_of(row, cls) | {"title": visible(row.title or UNTITLED)}
+        return cls.model_construct(**values)
+
+
+class SnapshotInfo(Owned, Configured, SnapshotPoint, SnapshotOwner, Identified):
+    """A named, immutable point in a session: its events up to ``upto_seq``."""
+
+    model_config = FROZEN
+
+    @classmethod
+    def of(cls, row: SnapshotRow) -> SnapshotInfo:
+        """The view of a stored row."""
+        return cls.model_construct(**fields_of(row, cls))
+
+
+class StoredEvent(NamedTuple):
+    """An event row as stored: ``payload`` is the JSON text of ``event.to_dict()``."""
+
+    seq: int
+    run_id: str
+    type: str
+    ts: float
+    payload: str
+
+
+class SessionDump(SessionRecord):
+    """Everything about one session, as the session file carries it (``title`` is the raw one, maybe None)."""
+
+    model_config = FROZEN
+
+    events: list[StoredEvent] = Field(default_factory=list)
+    snapshots: list[SnapshotInfo] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class InterruptedRun:
+    """The last run of a session has no ``run_finished`` event: the process died (or is still running)."""
+
+    run_id: str
+    question: str
+    started_seq: int
+    """Sequence number of its ``run_started`` event."""
+    last_seq: int
+    """Sequence number of the last event written for it."""
+    last_event_at: float
+    """Unix time of that event: a run still in progress elsewhere has a recent one."""

@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 from agent_core.store import LOCAL_ADMIN, Actor, SessionStore, ShareGrant, ShareLinkInvalid
-from agent_core.store.actors import admins, signed_in
+from agent_core.store.access import admins, signed_in
 from sparrow_ui.access.page_run import once_per_page_run, secrets, secrets_section
 
 SHARE_PARAM = "share"

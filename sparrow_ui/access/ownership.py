@@ -7,7 +7,7 @@ from urllib.parse import quote, urlsplit
 import streamlit as st
 
 from agent_core.formatting import format_timestamp
-from agent_core.longterm.memory_store import MemoryStore
+from agent_core.longterm.memory import MemoryStore
 from agent_core.store import SessionInfo, SessionStore, ShareLinkInfo
 from sparrow_ui.access.auth import SHARE_PARAM, auth_configured
 from sparrow_ui.translations.i18n import t

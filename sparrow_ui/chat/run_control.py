@@ -11,9 +11,9 @@ from agent_core.engine.agent import Agent, new_run_id
 from agent_core.engine.approvals import approval_key
 from agent_core.events import ApprovalRequested, Event
 from agent_core.guards.limits import CancelToken
-from agent_core.longterm.memory_guard import MemoryRefused
-from agent_core.longterm.memory_store import MemoryStore
-from agent_core.longterm.memory_tools import bind_memory_tools
+from agent_core.longterm.guard import MemoryRefused
+from agent_core.longterm.memory import MemoryStore
+from agent_core.longterm.tools import bind_memory_tools
 from agent_core.runtime.sessions import (
     ActiveRun,
     FollowedRun,
@@ -24,7 +24,7 @@ from agent_core.runtime.sessions import (
     split_at_run,
 )
 from agent_core.store import SessionNotFound, SessionStore
-from agent_core.store.run_owners import RunOwner, SessionBusy
+from agent_core.store.runs import RunOwner, SessionBusy
 from agent_core.tools import Tool
 from agent_core.trace_export.sending import live_export
 from sparrow_ui.chat import chat_attachments

@@ -8,8 +8,8 @@ import streamlit as st
 
 from agent_core.formatting import format_timestamp
 from agent_core.guards.untrusted import plain as escape_markdown
-from agent_core.longterm.memory_guard import MemoryRefused, find_instructions
-from agent_core.longterm.memory_store import MemoryNotFound, MemoryRecord, MemoryStore
+from agent_core.longterm.guard import MemoryRefused, find_instructions
+from agent_core.longterm.memory import MemoryNotFound, MemoryRecord, MemoryStore
 from sparrow_ui.shell.state import open_in_chat
 from sparrow_ui.translations.i18n import t
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_core.store import SessionInfo
-from agent_core.store.session_digest import SessionDigest
+from agent_core.store.sessions import SessionDigest
 
 PAGE_SIZE = 10
 """Sessions per page."""

@@ -12,7 +12,7 @@ from agent_core.events import Event
 from agent_core.models.pricing import DEFAULT_TABLE, PriceTable, PricingError, prices_from_env
 from agent_core.runtime.sessions import ActiveRun
 from agent_core.store import SessionInfo, SessionNotFound, SessionStore
-from agent_core.store.event_codec import gc_paused
+from agent_core.store.log import gc_paused
 from agent_core.views.metrics import RunMetrics, SessionMetrics, runs_metrics, turn_metrics
 from agent_core.views.transcript import Transcript
 from sparrow_ui.translations.i18n import t

@@ -23,9 +23,9 @@ from agent_core.engine.run_context import AgentSettings
 from agent_core.engine.state import RunState, StepState, canonical_arguments
 from agent_core.events import Usage
 from agent_core.formatting import format_cost, format_tokens
-from agent_core.longterm.memory_guard import MemoryRefused
-from agent_core.longterm.memory_store import MemoryStore
-from agent_core.longterm.memory_tools import bind_memory_tools
+from agent_core.longterm.guard import MemoryRefused
+from agent_core.longterm.memory import MemoryStore
+from agent_core.longterm.tools import bind_memory_tools
 from agent_core.models import ModelError
 from agent_core.runtime.branches import edit_from_sample, outcome, resample_step, spread
 from agent_core.runtime.fork import EditKind, StepEdit, prepare_fork, start_fork

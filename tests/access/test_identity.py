@@ -15,10 +15,10 @@ from sqlalchemy import inspect
 
 from agent_core.longterm import MemoryStore
 from agent_core.store import Actor, SessionNotFound, SessionStore
-from agent_core.store.actors import admins, owner_key, signed_in
+from agent_core.store.access import admins, owner_key, signed_in
 from sparrow_ui.access import auth
 from tests.access.test_pages_access import AUTH, app, page_text
-from tests.store.helpers import arithmetic_agent, downgraded, persisted, run
+from tests.store.helpers import arithmetic_agent, persisted, run
 
 ROOT = Path(__file__).resolve().parents[2]
 ISSUER_A, ISSUER_B = "https://id.example.com", "https://login.other.example/tenant/v2.0"
@@ -111,23 +111,17 @@ def test_each_named_provider_gets_its_own_sign_in_button(monkeypatch: pytest.Mon
     assert asked[-1] == ()
 
 
-def test_migration_0007_goes_down_and_up_keeping_owners(file_db_url: str) -> None:
+def test_an_owner_key_of_a_long_subject_and_its_issuer_is_kept_whole(file_db_url: str) -> None:
     store = SessionStore.open(file_db_url)
     alice = store.acting_as(auth.actor_of({"sub": "s" * 255, "iss": ISSUER_A}))
     bob = store.acting_as(Actor.user("sub-bob"))
     long_owned, short_owned = alice.sessions.create(), bob.sessions.create()
     events = run(bob, short_owned.id, arithmetic_agent(), "What is 6*7?")
-    assert alice.sessions.get(long_owned.id).owner == f"{ISSUER_A}#{'s' * 255}"
-    alice.sessions.delete(long_owned.id)  # an owner longer than 0005 allows cannot go down
     store.close()
-    engine = downgraded(file_db_url, "0005_imported_at")
-    with engine.connect() as conn:
-        lengths = {c["name"]: getattr(c["type"], "length", None) for c in inspect(conn).get_columns("sessions")}
-    engine.dispose()
-    assert lengths["owner"] == 200
-    reopened = SessionStore.open(file_db_url)  # upgraded again on open
+    reopened = SessionStore.open(file_db_url)
     with reopened.engine.connect() as conn:
         assert {c["name"]: c["type"] for c in inspect(conn).get_columns("sessions")}["owner"].length == 520
+    assert reopened.sessions.get(long_owned.id).owner == f"{ISSUER_A}#{'s' * 255}"
     assert reopened.acting_as(Actor.user("sub-bob")).log.events(short_owned.id) == persisted(events)
     assert reopened.sessions.get(short_owned.id).owner == "sub-bob"
     reopened.close()

@@ -12,7 +12,7 @@ from agent_core.experiments.datasets import list_datasets
 from agent_core.experiments.records import list_experiments
 from agent_core.longterm import MemoryStore
 from agent_core.store import Actor, SessionStore
-from agent_core.store.actors import owner_key
+from agent_core.store.access import owner_key
 
 ISSUER = "https://id.example.com"
 LEGACY = Actor.user("sub-alice")

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from agent_core.longterm import MemoryStore
-from agent_core.longterm.memory_store import MemoryNotFound
-from agent_core.longterm.memory_tools import bind_memory_tools, make_memory_tools
+from agent_core.longterm.memory import MemoryNotFound
+from agent_core.longterm.tools import bind_memory_tools, make_memory_tools
 from agent_core.runtime.sessions import run_in_session
 from agent_core.store import (
     Actor,

@@ -24,12 +24,12 @@ import pytest
 
 from agent_core.events import RunStarted
 from agent_core.longterm import MemoryStore
-from agent_core.longterm.memory_store import MemoryNotFound
+from agent_core.longterm.memory import MemoryNotFound
 from agent_core.runtime.sessions import NothingToResume
 from agent_core.store import Actor, SessionNotFound, SessionStore, ShareLinkInvalid, SnapshotNotFound
-from agent_core.store.actors import ReadOnly
-from agent_core.store.records import SessionConfig
-from agent_core.store.run_owners import RunOwners
+from agent_core.store.access import ReadOnly
+from agent_core.store.runs import RunOwners
+from agent_core.store.tables import SessionConfig
 from tests.store.helpers import arithmetic_agent, run
 
 MARK = "ALICE-PRIVATE-7c1f"
@@ -266,4 +266,4 @@ def test_nothing_above_the_store_reaches_run_owners_around_the_acting_user() -> 
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and ast.unparse(node.func) in ("RunOwners", "events_after"):
                 found.append(f"{path.relative_to(root)}:{ast.unparse(node.func)}")
-    assert found == ["agent_core/runtime/sessions.py:RunOwners"] * 3
+    assert found == ["agent_core/runtime/session_runs.py:RunOwners"] * 3

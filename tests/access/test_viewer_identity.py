@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from agent_core.models.pricing import PriceTable
 from agent_core.store import SessionStore
-from agent_core.store.actors import HIDDEN_IDENTITY, owner_key
+from agent_core.store.access import HIDDEN_IDENTITY, owner_key
 from agent_core.trace_export import FORMATS
 from sparrow_ui.access import auth
 from sparrow_ui.trace.trace_downloads import exporter

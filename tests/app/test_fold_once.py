@@ -12,7 +12,7 @@ from agent_core.events import Event
 from agent_core.guards.limits import CancelToken
 from agent_core.runtime.sessions import LiveRun
 from agent_core.store import SessionStore
-from agent_core.store.recorder import record_events
+from agent_core.store.sessions import record_events
 from agent_core.testing import FakeOpenAIServer
 from agent_core.views.metrics import runs_metrics, session_metrics
 from agent_core.views.transcript import Transcript

@@ -7,7 +7,7 @@ import datetime as dt
 from agent_core.engine.agent import Agent
 from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
-from agent_core.store.session_digest import session_digests
+from agent_core.store.sessions import session_digests
 from agent_core.testing import ScriptedModel
 from agent_core.tools import builtin_tools
 from sparrow_ui.panels.session_list import PAGE_SIZE, Filters, page, page_count, rows

@@ -13,9 +13,9 @@ from agent_core.events import Event, RunFinished, RunStarted
 from agent_core.guards.limits import CancelToken
 from agent_core.runtime.sessions import LiveRun
 from agent_core.store import SessionStore
-from agent_core.store.recorder import record_events
-from agent_core.store.run_claims import Runs
-from agent_core.store.titles import UNTITLED
+from agent_core.store.runs import Runs
+from agent_core.store.sessions import record_events
+from agent_core.store.tables import UNTITLED
 from agent_core.testing import ScriptedModel
 from agent_core.tools import builtin_tools
 from agent_core.views.transcript import Transcript

@@ -16,7 +16,7 @@ from agent_core.guards.json_limits import loads
 from agent_core.models.chat import Completion, ToolCall
 from agent_core.models.replies import describe_body
 from agent_core.store import SessionStore
-from agent_core.store.session_file import SessionFileError, import_session
+from agent_core.store.files import SessionFileError, import_session
 from agent_core.testing import FakeOpenAIServer, Reply, ScriptedModel
 from agent_core.tools import ToolSet, builtin_tools
 from agent_core.trace_export.jsonl import EventFormatError, read_jsonl

@@ -15,7 +15,7 @@ from agent_core.engine.attachments import MAX_IMAGE_BYTES, AttachmentError, atta
 from agent_core.events import ModelFinished, RunStarted, event_from_dict, with_full_messages
 from agent_core.models import OpenAIChatModel
 from agent_core.store import SessionStore
-from agent_core.store.session_file import export_session
+from agent_core.store.files import export_session
 from agent_core.testing import FakeOpenAIServer
 from agent_core.trace_export import export_trace
 from tests.core.helpers import answer
@@ -79,7 +79,7 @@ def test_an_image_and_a_csv_reach_the_model_as_content_parts() -> None:
     assert events[-1].status == "completed"
 
 
-def test_text_only_questions_stay_plain_strings_and_runs_without_attachments_store_nothing_new() -> None:
+def test_text_only_questions_stay_plain_strings_and_runs_without_attachments_record_none() -> None:
     with FakeOpenAIServer([answer("ok", "fine")]) as server:
         events = list(Agent(model_for(server), []).run("Summarise", attachments=[attach("notes.md", b"# Notes\nhi")]))
         plain = list(Agent(model_for(server), []).run("hello")) if server.requests else []
@@ -87,7 +87,7 @@ def test_text_only_questions_stay_plain_strings_and_runs_without_attachments_sto
         server.requests[0]["messages"][-1]["content"]
         == '<file name="notes.md" type="text/markdown">\n# Notes\nhi\n</file>\n\nSummarise'
     )
-    assert events[-1].status == "completed" and "attachments" not in plain[0].to_dict()
+    assert events[-1].status == "completed" and plain[0].to_dict()["attachments"] == []
 
 
 def test_a_pdfs_text_is_read_with_pypdf() -> None:

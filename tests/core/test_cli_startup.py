@@ -39,7 +39,7 @@ def test_help_does_not_import_the_settings_library(tmp_path: Path) -> None:
 
 def test_listing_sessions_imports_the_store_and_not_the_engine_the_tools_or_the_exporters(tmp_path: Path) -> None:
     loaded = _modules_after(["sessions", "list"], tmp_path)
-    assert "agent_core.store.session_store" in loaded
+    assert "agent_core.store.sessions" in loaded
     parts = (
         "agent_core.engine",
         "agent_core.tools",

@@ -15,7 +15,7 @@ from sqlalchemy import text
 from agent_core.cli.conventions import program_name
 from agent_core.cli.terminal import use_color
 from agent_core.store.database import create_db_engine, database_url, with_driver
-from agent_core.store.file_schema import session_file_schema
+from agent_core.store.files import session_file_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "agent_core" / "examples" / "sessions" / "dates.sparrow.json"

@@ -127,7 +127,6 @@ DEFERRED_IMPORTS = {
     "agent_core.tools.mcp": "the MCP SDK takes ~0.8 s to import; only a configured server needs it",
     "agent_core.models.pricing": "genai-prices takes ~1 s to import (its price snapshot); only a cost needs it",
     "agent_core.tools.plugins": "plugin modules are named by the user (SPARROW_TOOLS, entry points)",
-    "agent_core.store.schema": "Alembic takes ~0.5 s to import; only a database behind the head revision needs it",
     "agent_core.trace_export.sending": "the OpenTelemetry SDK is an optional extra, needed only to send",
 }
 """The modules allowed to import something on first use (through importlib), each with its reason."""

@@ -11,7 +11,7 @@ from agent_core import Agent
 from agent_core.engine.approvals import approval_key
 from agent_core.events import ApprovalDecided, ApprovalRequested, ToolFinished
 from agent_core.longterm import MemoryStore
-from agent_core.longterm.memory_tools import make_memory_tools
+from agent_core.longterm.tools import make_memory_tools
 from agent_core.store import SessionStore
 from agent_core.testing import ScriptedModel
 from agent_core.tools import Tool, ToolOutput, tool

@@ -13,7 +13,7 @@ def test_the_newcomers_landmarks_are_where_the_readme_says() -> None:
         "agent_core/engine/protocols/react.py",
         "agent_core/tools/tool.py",
         "agent_core/runtime/catalog.py",
-        "agent_core/store/session_file.py",
+        "agent_core/store/files.py",
         "agent_core/store/tables.py",
         "agent_core/events.py",
         "sparrow_ui/steps/renderer.py",

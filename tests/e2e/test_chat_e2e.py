@@ -9,7 +9,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from agent_core.store.session_file import parse_document
+from agent_core.store.files import parse_document
 from agent_core.testing.rule_llm import PONDER, PONDER_SECONDS, SLOW, TWO_TOOLS
 from tests.core.helpers import TWO_TOOLS_ANSWER
 from tests.e2e.conftest import open_page, press, run_settled, shot, wait_for_app

@@ -17,7 +17,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from agent_core.examples import open_example
 from agent_core.store import SessionStore
-from agent_core.store.session_file import export_session
+from agent_core.store.files import export_session
 from tests.e2e.conftest import ARTIFACTS, open_page, wait_for_app
 from tests.e2e.test_demo_e2e import demo_store, no_key_app, tab
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core.longterm.memory_guard import (
+from agent_core.longterm.guard import (
     MAX_CHARS,
     MemoryRefused,
     check_memory,

@@ -15,8 +15,8 @@ from agent_core import Agent
 from agent_core.engine.approvals import ASK_FIRST, app_defaults, asks_first
 from agent_core.events import ApprovalRequested
 from agent_core.longterm import MemoryStore
-from agent_core.longterm.memory_guard import MemoryRefused, check_memory
-from agent_core.longterm.memory_tools import make_memory_tools
+from agent_core.longterm.guard import MemoryRefused, check_memory
+from agent_core.longterm.tools import make_memory_tools
 from agent_core.runtime.run_settings import RunSettings
 from agent_core.testing import ScriptedModel
 from agent_core.tools import fetch_url

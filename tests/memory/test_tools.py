@@ -10,7 +10,7 @@ from sqlalchemy import text
 from agent_core import Agent
 from agent_core.events import ToolFinished
 from agent_core.longterm import MemoryStore
-from agent_core.longterm.memory_tools import (
+from agent_core.longterm.tools import (
     CAUTION,
     RECALL_HEADER,
     MemoryTool,

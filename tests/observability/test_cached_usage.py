@@ -42,9 +42,15 @@ def test_the_providers_usage_details_are_read(details: dict, expected: Usage, st
     assert completion.usage == expected
 
 
-def test_zero_details_stay_out_of_stored_events_and_set_ones_come_back() -> None:
+def test_zero_details_are_stored_as_zeros_and_set_ones_come_back() -> None:
     plain_usage = ModelFinished(run_id="r", step=1, usage=Usage(10, 2)).to_dict()["usage"]
-    assert plain_usage == {"prompt_tokens": 10, "completion_tokens": 2, "estimated": False}
+    assert plain_usage == {
+        "prompt_tokens": 10,
+        "completion_tokens": 2,
+        "estimated": False,
+        "cached_tokens": 0,
+        "reasoning_tokens": 0,
+    }
     cached = ModelFinished(run_id="r", step=1, usage=Usage(10, 2, False, 8, 1))
     assert cached.to_dict()["usage"] == {**plain_usage, "cached_tokens": 8, "reasoning_tokens": 1}
     assert event_from_dict(cached.to_dict()) == cached

@@ -7,8 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from sqlalchemy import Engine, create_engine, text
+from sqlalchemy import Engine, text
 
 from agent_core import Agent
 from agent_core.events import (
@@ -34,11 +33,10 @@ from agent_core.events import (
 from agent_core.models.chat import Message, ModelRequest
 from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
-from agent_core.store.migrate import alembic_config
 from agent_core.testing import FunctionModel
 from tests.core.helpers import answer, react
 
-TABLES = ("sessions", "events", "snapshots", "sparrow_schema")
+TABLES = ("sessions", "events", "snapshots")
 
 
 def arithmetic(messages: list[Message], request: ModelRequest) -> str:
@@ -172,13 +170,3 @@ def all_cells(db_file: Path) -> list[str]:
         return [repr(cell) for t in tables for row in conn.execute(f'SELECT * FROM "{t}"') for cell in row]
     finally:
         conn.close()
-
-
-def downgraded(url: str, revision: str) -> Engine:
-    """The database at ``url`` taken down to schema ``revision`` (Alembic, in one transaction); its engine."""
-    engine = create_engine(url)
-    with engine.begin() as conn:
-        config = alembic_config()
-        config.attributes["connection"] = conn
-        command.downgrade(config, revision)
-    return engine

@@ -174,9 +174,9 @@ def test_bad_files_newer_databases_and_finished_runs_are_reported(
         2,
         f"sparrow: session {session_id} has no interrupted run\n",
     )
-    execute(url, "UPDATE sparrow_schema SET version = 99")
+    execute(url, "UPDATE sparrow_alembic_version SET version_num = '9999_future'")
     code, out, err = sparrow(capsys, "sessions", "list", "--db", url)
-    assert (code, out) == (1, "") and err.startswith("sparrow: the database ") and "schema version 99" in err
+    assert (code, out) == (1, "") and err.startswith("sparrow: the database ") and "schema revision 9999_future" in err
     assert err.count("\n") == 1
 
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from agent_core.events import EVENT_TYPES, EventFormatError, ModelFinished, ToolFinished
-from agent_core.store.event_codec import decode, encode
+from agent_core.store.log import decode, encode
 from tests.store.helpers import arithmetic_agent, branch_events, every_event_type
 
 
@@ -42,10 +42,10 @@ def test_dict_keys_json_cannot_take_fall_back_to_to_dict() -> None:
     assert json.loads(encode(event))["details"] == {"(1, 2)": "pair"}
 
 
-def test_a_field_added_later_is_stored_only_when_it_is_set() -> None:
+def test_every_field_is_stored_even_at_its_default() -> None:
     plain = ModelFinished(run_id="r", step=1, text="hi")
     retried = dataclasses.replace(plain, retried_after=("503", "connection"))
-    assert "retried_after" not in json.loads(encode(plain)) and "retried_after" not in plain.to_dict()
+    assert json.loads(encode(plain))["retried_after"] == [] == plain.to_dict()["retried_after"]
     assert json.loads(encode(retried))["retried_after"] == ["503", "connection"] == retried.to_dict()["retried_after"]
     for event in (plain, retried):
         assert json.loads(encode(event)) == event.to_dict()

@@ -9,7 +9,7 @@ from typing import Any
 
 from agent_core.events import Event, StepStarted
 from agent_core.store import SessionStore
-from agent_core.store.heartbeats import beat_all
+from agent_core.store.runs import beat_all
 
 WRITERS = 20
 EVENTS_EACH = 40

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from agent_core.store import SCHEMA_VERSION, SchemaVersionError, SessionStore, create_db_engine, database_url
+from agent_core.store import SchemaVersionError, SessionStore, create_db_engine, database_url
+from agent_core.store.database import HEAD_REVISION, VERSION_TABLE
 
 
 def test_default_url_is_a_file_under_the_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -42,7 +43,7 @@ def test_the_schema_version_is_recorded_and_reopening_keeps_the_data(db_file: Pa
     session = store.sessions.create(title="kept")
     store.close()
     with sqlite3.connect(db_file) as conn:
-        assert conn.execute("SELECT id, version FROM sparrow_schema").fetchall() == [(1, SCHEMA_VERSION)]
+        assert conn.execute(f"SELECT version_num FROM {VERSION_TABLE}").fetchall() == [(HEAD_REVISION,)]
     again = SessionStore.open(f"sqlite:///{db_file}")
     assert again.sessions.get(session.id).title == "kept"
     again.close()
@@ -51,13 +52,13 @@ def test_the_schema_version_is_recorded_and_reopening_keeps_the_data(db_file: Pa
 def test_a_newer_schema_is_refused_and_left_untouched(db_file: Path) -> None:
     SessionStore.open(f"sqlite:///{db_file}").close()
     with sqlite3.connect(db_file) as conn:
-        conn.execute("UPDATE sparrow_schema SET version = ?", (SCHEMA_VERSION + 1,))
+        conn.execute(f"UPDATE {VERSION_TABLE} SET version_num = '9999_future'")
         conn.execute("DROP TABLE snapshots")  # as if a newer Sparrow had reshaped its tables
     before = db_file.read_bytes()
     with pytest.raises(SchemaVersionError) as info:
         SessionStore.open(f"sqlite:///{db_file}")
     message = str(info.value)
-    assert f"schema version {SCHEMA_VERSION + 1}" in message and f"reads schema version {SCHEMA_VERSION}" in message
+    assert "schema revision 9999_future" in message and f"reads schema revisions up to {HEAD_REVISION}" in message
     assert "DATABASE_URL" in message
     with sqlite3.connect(db_file) as conn:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

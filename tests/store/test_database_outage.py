@@ -15,7 +15,7 @@ from agent_core.cli import main
 from agent_core.events import Event, ModelDelta
 from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore, database
-from agent_core.store.outage import DatabaseUnavailable
+from agent_core.store.database import DatabaseUnavailable
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.testing.pg_cluster import Cluster, find_bin_dir
 from agent_core.tools import tool

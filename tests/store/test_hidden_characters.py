@@ -15,8 +15,8 @@ from agent_core.cli import main
 from agent_core.guards.untrusted import is_hidden, visible
 from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
-from agent_core.store.storable import NotStorable
-from agent_core.store.titles import clean_title, title_from_question
+from agent_core.store.database import NotStorable
+from agent_core.store.tables import clean_title, title_from_question
 from agent_core.testing import ScriptedModel
 
 HIDDEN = st.sampled_from(

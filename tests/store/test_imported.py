@@ -7,13 +7,10 @@ import time
 from types import SimpleNamespace
 
 import pytest
-from sqlalchemy import inspect, text
 
 from agent_core.runtime.sessions import config_from_agent, fork_before_run
-from agent_core.store import SessionFileError, SessionStore, dumps, export_session, import_session
-from tests.store.helpers import arithmetic_agent, downgraded, persisted, run
-
-BEFORE = "0004_owners_and_share_links"
+from agent_core.store import SessionFileError, SessionStore, export_session, import_session, sessions
+from tests.store.helpers import arithmetic_agent, run
 
 
 @pytest.fixture
@@ -47,7 +44,7 @@ def test_the_mark_is_not_in_the_file_and_a_copy_of_a_copy_is_marked_anew(
     store: SessionStore, session_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ticks = iter([1000.0, 2000.0])
-    monkeypatch.setattr(dumps, "time", SimpleNamespace(time=lambda: next(ticks)))  # one import per tick, no sleep
+    monkeypatch.setattr(sessions, "time", SimpleNamespace(time=lambda: next(ticks)))  # one import per tick, no sleep
     first = import_session(store, export_session(store, session_id))
     data = export_session(store, first.id)
     assert "imported_at" not in data.decode()
@@ -62,22 +59,3 @@ def test_a_file_that_claims_to_be_imported_already_is_refused(store: SessionStor
     with pytest.raises(SessionFileError, match=r"session\.imported_at"):
         import_session(store, json.dumps(document))
     assert [s.id for s in store.sessions.list()] == [session_id]
-
-
-def test_the_imported_migration_goes_down_and_up_and_old_sessions_read_none(file_db_url: str) -> None:
-    store = SessionStore.open(file_db_url)
-    agent = arithmetic_agent()
-    session = store.sessions.create(config_from_agent(agent))
-    events = run(store, session.id, agent, "What is 6*7?")
-    copy = import_session(store, export_session(store, session.id))
-    store.close()
-    engine = downgraded(file_db_url, BEFORE)
-    with engine.connect() as conn:
-        assert "imported_at" not in {c["name"] for c in inspect(conn).get_columns("sessions")}
-        assert conn.execute(text("SELECT count(*) FROM events")).scalar() == 2 * len(persisted(events))
-    engine.dispose()
-    reopened = SessionStore.open(file_db_url)  # upgraded again on open: the column is back, empty
-    assert {s.id: s.imported_at for s in reopened.sessions.list()} == {session.id: None, copy.id: None}
-    assert reopened.log.events(copy.id) == reopened.log.events(session.id) == persisted(events)
-    assert import_session(reopened, export_session(reopened, copy.id)).imported_at is not None
-    reopened.close()

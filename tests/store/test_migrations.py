@@ -1,9 +1,15 @@
-"""Schema migrations: the revisions build the models' schema, old databases upgrade without loss, under a lock."""
+"""Schema migrations: the baseline builds the models' schema, a database at the old head is current, under a lock.
+
+tests/store/data/head_0008.* are databases made by main at e700bd5, the last build before 0001-0008 were squashed into
+the baseline: sessions with runs, a fork, an imported copy, an interrupted run, snapshots, share links, memories, a
+dataset and a judged experiment (SQLite: the file itself, gzipped; PostgreSQL: pg_dump --inserts).
+"""
 
 from __future__ import annotations
 
+import gzip
 import multiprocessing
-import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,47 +21,25 @@ from sqlmodel import SQLModel
 
 from agent_core.cli import main
 from agent_core.events import RunFinished
-from agent_core.experiments import tables  # noqa: F401  (the models hold these tables too)
+from agent_core.experiments import (
+    get_experiment,
+    tables,  # noqa: F401  (the models hold these tables too)
+)
 from agent_core.longterm import MemoryStore
-from agent_core.store import SchemaVersionError, SessionStore
-from agent_core.store.database import schema_state, upgrade_database
-from agent_core.store.migrate import alembic_head, known_revisions
-from agent_core.store.schema import HEAD_REVISION, VERSION_TABLE, head_revision
+from agent_core.store import Actor, SchemaVersionError, SessionStore
+from agent_core.store.database import (
+    HEAD_REVISION,
+    OLD_HEAD,
+    VERSION_TABLE,
+    alembic_head,
+    head_revision,
+    known_revisions,
+    schema_state,
+    upgrade_database,
+)
 from tests.postgres import execute
-from tests.store.helpers import every_event_type, persisted
 
 DATA = Path(__file__).parent / "data"
-OLD = {
-    "sessions": "id, title, created_at, updated_at, last_seq, config, parent_id, forked_from",
-    "events": "session_id, seq, run_id, type, ts, payload",
-    "snapshots": "id, session_id, name, created_at, upto_seq, title, config",
-    "memories": "id, scope, text, text_hash, origin, source_session_id, created_at",
-    "sparrow_schema": "id, version",
-}
-"""Every table and column of schema version 1 (the database made before migrations)."""
-
-
-def load_old_database(url: str) -> None:
-    """Fill an empty database with the dump of one made by Sparrow before migrations (schema version 1)."""
-    if url.startswith("sqlite"):
-        path = Path(url.removeprefix("sqlite:///"))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with sqlite3.connect(path) as conn:
-            conn.executescript((DATA / "schema_v1.sqlite.sql").read_text())
-        return
-    engine = create_engine(url)
-    with engine.begin() as conn:
-        conn.exec_driver_sql((DATA / "schema_v1.postgresql.sql").read_text())
-    engine.dispose()
-
-
-def old_rows(url: str) -> dict[str, list[tuple[Any, ...]]]:
-    """The rows of every version-1 table, its version-1 columns only, in a stable order."""
-    engine = create_engine(url)
-    with engine.connect() as conn:
-        rows = {t: [tuple(r) for r in conn.execute(text(f"SELECT {c} FROM {t} ORDER BY 1, 2"))] for t, c in OLD.items()}
-    engine.dispose()
-    return rows
 
 
 def test_the_head_a_database_is_checked_against_without_alembic_is_alembics_own() -> None:
@@ -81,26 +65,8 @@ def test_the_revisions_build_exactly_the_models_schema(empty_db_url: str) -> Non
     }
 
 
-def test_a_database_made_before_migrations_is_upgraded_and_loses_nothing(empty_db_url: str) -> None:
-    load_old_database(empty_db_url)
-    before = old_rows(empty_db_url)
-    assert schema_state(empty_db_url).revision is None and len(before["events"]) == 24
-    store = SessionStore.open(empty_db_url)
-    assert old_rows(empty_db_url) == before
-    assert schema_state(empty_db_url).revision == head_revision()
-    done, copy, half = sorted(store.sessions.list(), key=lambda s: s.created_at)
-    assert [s.imported_at for s in (done, copy, half)] == [None] * 3  # made before the mark existed: not known
-    assert store.log.events(done.id) == persisted(every_event_type("run_done")) == store.log.events(copy.id)
-    assert store.runs.interrupted(half.id).question == "What is 6*7?"  # type: ignore[union-attr]
-    memories = MemoryStore(store.engine)
-    assert [m.text for m in memories.search("green tea")] == ["The user prefers green tea over coffee"]
-    assert memories.add("The user prefers green tea over coffee").existing
-    assert memories.add("The user drinks tea at four").id == 4  # ids go on after the old ones
-    store.close()
-
-
 def _open_and_write(url: str, start: Any, results: Any) -> None:
-    """In a child process: open the old database together with the others, then write to it."""
+    """In a child process: open the empty database together with the others, then write to it."""
     try:
         start.wait(timeout=30)
         store = SessionStore.open(url)
@@ -112,9 +78,7 @@ def _open_and_write(url: str, start: Any, results: Any) -> None:
         results.put(f"{type(exc).__name__}: {exc}")
 
 
-def test_ten_processes_opening_an_old_database_together_all_succeed(empty_db_url: str) -> None:
-    load_old_database(empty_db_url)
-    before = old_rows(empty_db_url)
+def test_ten_processes_opening_an_empty_database_together_all_succeed(empty_db_url: str) -> None:
     context = multiprocessing.get_context("fork")
     start, results = context.Barrier(10), context.Queue()
     processes = [context.Process(target=_open_and_write, args=(empty_db_url, start, results)) for _ in range(10)]
@@ -128,20 +92,19 @@ def test_ten_processes_opening_an_old_database_together_all_succeed(empty_db_url
             if process.is_alive():
                 process.kill()
     assert outcomes == [None] * 10
-    after = old_rows(empty_db_url)
-    assert len(after["sessions"]) == 13 and len(after["events"]) == 34
-    assert {t: [r for r in rows if r in after[t]] for t, rows in before.items()} == before
+    after = every_row(empty_db_url)
+    assert len(after["sessions"]) == 10 and len(after["events"]) == 10
     assert schema_state(empty_db_url).revision == head_revision()
 
 
 def test_a_database_from_a_newer_sparrow_is_refused_and_left_untouched(file_db_url: str) -> None:
     SessionStore.open(file_db_url).close()
     execute(file_db_url, f"UPDATE {VERSION_TABLE} SET version_num = '9999_future'")
-    before = old_rows(file_db_url)
+    before = every_row(file_db_url)
     with pytest.raises(SchemaVersionError) as info:
         SessionStore.open(file_db_url)
     assert "newer Sparrow (schema revision 9999_future)" in str(info.value) and "DATABASE_URL" in str(info.value)
-    assert old_rows(file_db_url) == before
+    assert every_row(file_db_url) == before
     engine = create_engine(file_db_url)
     assert inspect(engine).has_table(VERSION_TABLE)
     engine.dispose()
@@ -186,3 +149,117 @@ def schema_state_or_none(url: str) -> str | None:
         return VERSION_TABLE if inspect(engine).has_table(VERSION_TABLE) else None
     finally:
         engine.dispose()
+
+
+def load_old_head(url: str) -> None:
+    """Fill an empty database with one made at the old head (tests/store/data/head_0008.*)."""
+    if url.startswith("sqlite"):
+        path = Path(url.removeprefix("sqlite:///"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(gzip.decompress((DATA / "head_0008.sqlite.gz").read_bytes()))
+        return
+    engine = create_engine(url)
+    raw = engine.raw_connection()  # the driver's own cursor: no parameters, so a '%' in the dump's rows is text
+    try:
+        raw.cursor().execute((DATA / "head_0008.postgresql.sql").read_text())
+        raw.commit()
+    finally:
+        raw.close()
+        engine.dispose()
+
+
+def every_row(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table but the revision's, in a stable order."""
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        names = sorted(set(inspect(conn).get_table_names()) - {VERSION_TABLE})
+        rows = {t: sorted(map(repr, conn.execute(text(f'SELECT * FROM "{t}"')))) for t in names}
+    engine.dispose()
+    return rows
+
+
+def schema_of(url: str) -> dict[str, Any]:
+    """Each table's columns (name, type, nullable), primary key, foreign keys, indexes and unique constraints."""
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        found = inspect(conn)
+        names = sorted(set(found.get_table_names()) - {VERSION_TABLE, "sparrow_schema"})
+        schema = {
+            t: (
+                sorted((c["name"], str(c["type"]), c["nullable"]) for c in found.get_columns(t)),
+                found.get_pk_constraint(t)["constrained_columns"],
+                sorted(
+                    (f["constrained_columns"], f["referred_table"], f["options"].get("ondelete"))
+                    for f in found.get_foreign_keys(t)
+                ),
+                sorted((i["name"], i["column_names"], i["unique"]) for i in found.get_indexes(t)),
+                sorted(u["column_names"] for u in found.get_unique_constraints(t)),
+            )
+            for t in names
+        }
+    engine.dispose()
+    return schema
+
+
+def test_a_database_at_the_old_head_is_current_and_loses_nothing(
+    empty_db_url: str, new_db_url: Callable[..., str]
+) -> None:
+    load_old_head(empty_db_url)
+    before = every_row(empty_db_url)
+    assert len(before["sessions"]) == 8 and len(before["events"]) == 76 and len(before["memories"]) == 3
+    store = SessionStore.open(empty_db_url)
+    assert every_row(empty_db_url) == before  # recognised as current: opening it changed nothing
+    listed = store.sessions.list()
+    sessions = {s.title: s for s in listed if s.imported_at is None}
+    talk = sessions["What is 6*7?"]
+    assert [e.final_answer for e in store.log.events(talk.id) if isinstance(e, RunFinished)] == ["42", "50"]
+    [copy] = [s for s in listed if s.imported_at is not None]
+    assert store.log.events(copy.id) == store.log.events(talk.id)
+    interrupted = store.runs.interrupted(sessions["interrupted"].id)
+    assert interrupted is not None and interrupted.question == "What is 7*8?"
+    [snapshot] = store.snapshots.list(talk.id)
+    assert len(store.snapshots.events(snapshot.id)) < len(store.log.events(talk.id))
+    assert [link.state for link in store.shares.list(talk.id)] == ["active", "active"]
+    alice = store.acting_as(Actor.user("https://issuer.example#alice"))
+    assert [m.text for m in MemoryStore(store.engine, actor=alice.actor).search("green tea")] == [
+        "The user prefers green tea over coffee"
+    ]
+    [experiment] = [get_experiment(alice, row[0]) for row in every_row_ids(empty_db_url, "experiments")]
+    assert experiment.status == "finished" and experiment.judge is not None and experiment.judge.name == "judge"
+    new = store.sessions.create(title="after the squash")
+    store.log.append(new.id, [RunFinished(run_id="r", ts=1.0, status="completed")])
+    store.close()
+    assert main(["db", "current", "--db", empty_db_url]) == 0  # current as it is
+    assert main(["db", "upgrade", "--db", empty_db_url]) == 0  # records it as the baseline
+    after = every_row(empty_db_url)
+    assert {t: [r for r in rows if r in after[t]] for t, rows in before.items()} == before
+    assert schema_state(empty_db_url).revision == head_revision()
+    fresh = new_db_url(empty=True)
+    SessionStore.open(fresh).close()
+    assert schema_of(empty_db_url) == schema_of(fresh)  # the baseline builds the very schema of the old head
+
+
+def every_row_ids(url: str, table: str) -> list[tuple[Any, ...]]:
+    """The ids of a table's rows."""
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        ids = [tuple(r) for r in conn.execute(text(f"SELECT id FROM {table}"))]
+    engine.dispose()
+    return ids
+
+
+@pytest.mark.parametrize("revision", ["0001_baseline", "0007_owner_issuer", None])
+def test_a_database_of_an_earlier_pre_release_is_refused_and_left_untouched(
+    empty_db_url: str, revision: str | None
+) -> None:
+    load_old_head(empty_db_url)
+    if revision is None:  # made before migrations: only sparrow_schema said it was Sparrow's
+        execute(empty_db_url, f"DROP TABLE {VERSION_TABLE}")
+    else:
+        execute(empty_db_url, f"UPDATE {VERSION_TABLE} SET version_num = '{revision}'")
+    before = every_row(empty_db_url)
+    with pytest.raises(SchemaVersionError) as info:
+        SessionStore.open(empty_db_url)
+    made = f"schema revision {revision}" if revision else "before migrations"
+    assert f"made by a pre-release Sparrow ({made})" in str(info.value) and OLD_HEAD in str(info.value)
+    assert every_row(empty_db_url) == before

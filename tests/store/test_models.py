@@ -1,9 +1,16 @@
 """The record shapes: tables, API views and file records share their field declarations, and keep their order."""
 
 from agent_core.store import SessionInfo, SnapshotInfo
-from agent_core.store.records import SessionDump, StoredEvent
-from agent_core.store.session_file import FileSession, FileSnapshot
-from agent_core.store.tables import EventRow, SessionRecord, SessionRow, SnapshotRecord, SnapshotRow
+from agent_core.store.files import FileSession, FileSnapshot
+from agent_core.store.tables import (
+    EventRow,
+    SessionDump,
+    SessionRecord,
+    SessionRow,
+    SnapshotRecord,
+    SnapshotRow,
+    StoredEvent,
+)
 
 
 def columns(row: type) -> list[str]:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from agent_core.cli import main
 from agent_core.store import SessionStore
-from agent_core.store.session_file import SessionFileError, export_session, import_session
+from agent_core.store.files import SessionFileError, export_session, import_session
 from agent_core.trace_export import export_trace
 from agent_core.views.metrics import session_metrics
 from agent_core.views.transcript import Transcript

@@ -12,7 +12,7 @@ from agent_core import Agent
 from agent_core.events import ToolFinished
 from agent_core.runtime.sessions import run_in_session
 from agent_core.store import SessionStore
-from agent_core.store.outage import DatabaseUnavailable
+from agent_core.store.database import DatabaseUnavailable
 from agent_core.testing import FakeOpenAIServer, ScriptedModel
 from agent_core.testing.rule_llm import TWO_TOOLS
 from tests.core.helpers import react

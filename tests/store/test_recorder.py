@@ -10,8 +10,8 @@ import pytest
 from agent_core.events import Event, ModelDelta, ModelFinished, RunFinished, StepStarted
 from agent_core.runtime.sessions import config_from_agent
 from agent_core.store import SessionNotFound, SessionStore, record_events
-from agent_core.store.event_log import EventLog
-from agent_core.store.recorder import WAITS_AFTER
+from agent_core.store.log import EventLog
+from agent_core.store.sessions import WAITS_AFTER
 from tests.store.helpers import arithmetic_agent, every_event_type, persisted
 
 

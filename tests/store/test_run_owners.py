@@ -22,7 +22,7 @@ from agent_core.events import Event, RunFinished, RunStarted, StepStarted
 from agent_core.models.chat import Message, ModelRequest
 from agent_core.runtime.sessions import FollowedRun, NothingToResume, resume_run, run_in_session
 from agent_core.store import SessionStore
-from agent_core.store.run_owners import HEARTBEAT_S, RunOwner, RunOwners, SessionBusy, replica_id, this_process
+from agent_core.store.runs import HEARTBEAT_S, RunOwner, RunOwners, SessionBusy, replica_id, this_process
 from agent_core.store.tables import RunOwnerRow
 from agent_core.testing import FunctionModel, Reply
 from tests.core.helpers import answer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core.store.titles import TITLE_MAX_CHARS, clean_title, title_from_question
+from agent_core.store.tables import TITLE_MAX_CHARS, clean_title, title_from_question
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Alembic's entry point for Sparrow's migrations; run programmatically by ``agent_core.store.schema``.
+"""Alembic's entry point for Sparrow's migrations; run programmatically by ``agent_core.store.database``.
 
 The caller hands over a connection already inside a transaction that holds the migration lock
 (``config.attributes["connection"]``), so every revision of one upgrade commits, or none does.
@@ -8,8 +8,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 import agent_core.store.tables  # noqa: F401  (registers the tables on SQLModel.metadata for autogenerate)
-
-VERSION_TABLE = "sparrow_alembic_version"
+from agent_core.store.database import VERSION_TABLE
 
 connection = context.config.attributes.get("connection")
 if connection is None:

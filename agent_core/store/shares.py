@@ -18,9 +18,8 @@ from typing import Literal
 
 from sqlmodel import col, select, update
 
-from agent_core.store.actors import Actor
+from agent_core.store.access import Actor, SnapshotNotYours, StoreAccess, new_id
 from agent_core.store.tables import ShareLinkRow, SnapshotRow
-from agent_core.store.transactions import SnapshotNotYours, StoreAccess, new_id
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
 MAX_LINK_DAYS = 366.0

@@ -1,17 +1,12 @@
 """Long-term memory: facts saved across sessions, per scope (a user or a workspace), with full-text search.
 
-Typical use (the remember/recall tools, the Memory page and ``python -m agent_core memory`` do this)::
-
-    memories = MemoryStore(store.engine)             # the sessions' database; or MemoryStore.open(url)
-    memories.add("The user prefers metric units", source_session_id=session.id, origin="agent")
-    memories.search("which units does the user like?")   # best first, each with a score
-    memories.list(), memories.delete(memory_id), memories.clear("default")
-
-Every write goes through the poisoning guard (``agent_core.longterm.memory_guard.check_memory``): instructions aimed at
-the
-agent, secrets and texts of the wrong length are refused with ``MemoryRefused`` naming the rule; saving the same
-fact twice (ignoring case and spacing) returns the memory already saved. Each memory records the session it came
-from; deleting that session keeps the memory and its mark (``source_deleted`` then says so).
+``MemoryStore`` keeps them in the sessions' database (``MemoryStore(store.engine)``, or ``MemoryStore.open(url)``),
+each method its own transaction, and hands out ``MemoryRecord``s: ``add`` (through the poisoning guard,
+``guard.check_memory``, which refuses instructions aimed at the agent, secrets and texts of the wrong length with
+``MemoryRefused``; the same fact saved twice, ignoring case and spacing, returns the memory already saved),
+``search`` (best first, each with a score), ``list``, ``delete``, ``clear``; the remember/recall tools, the Memory
+page and ``python -m agent_core memory`` use it. Each memory records the session it came from; deleting that
+session keeps the memory and its mark (``source_deleted`` then says so).
 """
 
 from __future__ import annotations
@@ -20,27 +15,76 @@ import builtins
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, delete, select
 
 from agent_core.guards.untrusted import visible
-from agent_core.longterm.memory_guard import MemoryRefused, check_memory
-from agent_core.longterm.memory_record import (  # re-exported: the store's callers import them from here
-    DEFAULT_SCOPE as DEFAULT_SCOPE,
-)
-from agent_core.longterm.memory_record import MemoryNotFound as MemoryNotFound
-from agent_core.longterm.memory_record import MemoryRecord, check_scope
-from agent_core.longterm.memory_record import default_scope as default_scope
-from agent_core.store.actors import LOCAL_ADMIN, Actor
+from agent_core.longterm.guard import DEFAULT_SCOPE, MemoryRefused, check_memory, check_scope
+from agent_core.store.access import LOCAL_ADMIN, Actor
 from agent_core.store.database import create_db_engine, lock_name, writer
-from agent_core.store.memory_index import has_fts, in_scope, owned_by, query_terms, search_statement
-from agent_core.store.memory_index import text_hash as text_hash  # re-exported: the duplicate key
-from agent_core.store.memory_search_pg import postgresql_scores
-from agent_core.store.tables import MemoryRow, SessionRow
-from agent_core.store.titles import UNTITLED
+from agent_core.store.memory import (
+    has_fts,
+    in_scope,
+    owned_by,
+    postgresql_scores,
+    query_terms,
+    search_statement,
+    text_hash,
+)
+from agent_core.store.sessions import adopt_memories
+from agent_core.store.tables import UNTITLED, MemoryRow, SessionRow
+
+
+class MemoryNotFound(LookupError):
+    """No memory has this id (in this scope)."""
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    """One saved fact, as listed, searched and recalled."""
+
+    id: int
+    scope: str
+    text: str
+    created_at: float
+    """Unix time it was saved."""
+    origin: str = "user"
+    """``agent`` (saved by the remember tool during a run), ``user`` (Memory page, CLI) or ``outside`` (saved by
+    a run that had read outside content)."""
+    source_session_id: str | None = None
+    """The session it was saved in (kept when that session is deleted)."""
+    source_title: str | None = None
+    """That session's title, or None when there is no source session or it was deleted."""
+    score: float | None = None
+    """Search results only: query terms found, plus a 0-1 relevance (FTS5's BM25, the same on PostgreSQL)."""
+    rank: int | None = None
+    """Search results only: 1 for the best match, 2 for the next... (what people are shown, not the score)."""
+    existing: bool = False
+    """``add`` only: True when the same fact was already saved and that memory is returned instead."""
+
+    @property
+    def source_deleted(self) -> bool:
+        """True when the memory came from a session that no longer exists."""
+        return self.source_session_id is not None and self.source_title is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able form (tool details, ``memory list --json``)."""
+        return {
+            "id": self.id,
+            "scope": self.scope,
+            "text": self.text,
+            "created_at": self.created_at,
+            "origin": self.origin,
+            "source_session_id": self.source_session_id,
+            "source_title": self.source_title,
+            "source_deleted": self.source_deleted,
+            "score": self.score,
+            "rank": self.rank,
+        }
+
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +107,7 @@ class MemoryStore:
         self.actor = actor
         self.guard = guard
         """Normalises a text to save, or raises MemoryRefused (default:
-        ``agent_core.longterm.memory_guard.check_memory``)."""
+        ``agent_core.longterm.guard.check_memory``)."""
         self._writer = writer(engine)
         self._fts: bool | None = None
 
@@ -191,16 +235,8 @@ class MemoryStore:
         """
         if not self.actor.is_admin or self.owner is None:
             raise PermissionError("only a signed-in admin can claim memories saved without sign-in")
-        claimed = 0
         with Session(self._writer) as db:
-            for row in db.exec(select(MemoryRow).where(owned_by(None))).all():
-                key = text_hash(row.text, self.owner)
-                taken = select(MemoryRow.id).where(col(MemoryRow.scope) == row.scope, col(MemoryRow.text_hash) == key)
-                if db.exec(taken).first() is not None:
-                    db.delete(row)
-                    continue
-                row.owner, row.text_hash, claimed = self.owner, key, claimed + 1
-                db.add(row)
+            claimed = adopt_memories(db, None, self.owner)
             db.commit()
         log.info("%s claimed %d memories", self.owner, claimed)
         return claimed

@@ -1,26 +1,27 @@
-"""Full-text search over long-term memories: an FTS5 trigram index on SQLite (PostgreSQL: ``memory_search_pg``).
+"""Memory search in SQL: a query's terms, the full-text indexes, and one ranking on SQLite and PostgreSQL alike.
 
 On SQLite, ``memories_fts`` is an external-content FTS5 table over ``memories`` with the ``trigram`` tokenizer
-(SQLite 3.34 or newer), kept in step by triggers — so even a row written by hand is indexed. Trigrams work for
-English and for Chinese alike (no word segmentation needed), but match only terms of three or more characters;
-shorter terms (``AI``, ``上海``) are matched with ``LIKE`` instead.
-
-Ranking, the same shape on every database: ``score = terms found + relevance``, where *terms found* counts the
-query terms that occur in the memory (substring, case-insensitive) and *relevance* (0 to 1) is FTS5's BM25
-(``-bm25 / (1 - bm25)``), which ``memory_search_pg`` computes the same way on PostgreSQL. A memory holding
-more of the query's terms always ranks first; BM25 orders memories holding as many. Without FTS5 (an SQLite
-built without it) the relevance part is 0 and search still works, by ``LIKE`` alone.
-
-The duplicate key of a memory (``text_hash``) lives here too: the store re-keys it when a memory changes owner.
+(SQLite 3.34 or newer), kept in step by triggers, so even a row written by hand is indexed; on PostgreSQL a pg_trgm
+GIN index (``ix_memories_text_trgm``, made by the migrations) serves the same ``ILIKE`` predicates. Trigrams work
+for English and Chinese alike (no word segmentation) but match only terms of three or more characters; shorter
+terms (``AI``, ``上海``) are matched with ``LIKE``. Every database ranks by ``score = terms found + relevance``: how
+many query terms the memory holds (substring, case-insensitive), plus FTS5's BM25 mapped to 0..1
+(``-bm25 / (1 - bm25)``), which ``postgresql_scores`` computes with FTS5's own formula (k1 = 1.2, b = 0.75, idf
+floored at 1e-6, lengths in trigrams, statistics over the whole table) from counts PostgreSQL returns, so one
+query finds the same memories in the same order on both. A memory holding more of the terms always ranks first;
+without FTS5 the relevance is 0 and search works by ``LIKE`` alone. A memory's duplicate key (``text_hash``) lives
+here too: the store re-keys it when a memory changes owner.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Any, cast
 
 from sqlalchemy import Connection, Float, Integer, and_, case, func, literal, or_, select, text
 from sqlalchemy.exc import OperationalError
@@ -148,7 +149,7 @@ def in_scope(scope: str, owner: str | None) -> ColumnElement[bool]:
 def search_statement(
     terms: QueryTerms, scope: str, limit: int, *, dialect: str, fts: bool, owner: str | None = None
 ) -> Select[tuple[int, float]]:
-    """``SELECT id, score`` of the scope's memories matching any term, best first (see the module docstring)."""
+    """``SELECT id, score`` of the scope's memories matching any term, best first (SQLite; see the module docstring)."""
     memories = table_of(MemoryRow)
     found = [memories.c.text.icontains(term, autoescape=True) for term in terms.terms]
     terms_found: ColumnElement[int] = sum((case((hit, 1), else_=0) for hit in found), literal(0))
@@ -182,3 +183,54 @@ def text_hash(text: str, owner: str | None = None) -> str:
     """
     folded = " ".join(fold(text).split())
     return hashlib.sha256((folded if owner is None else f"{owner}\0{folded}").encode("utf-8")).hexdigest()
+
+
+K1, B = 1.2, 0.75
+"""FTS5's bm25() defaults."""
+_MEMORIES = table_of(MemoryRow)
+
+
+def postgresql_scores(
+    conn: Connection, terms: QueryTerms, scope: str, limit: int, owner: str | None = None
+) -> dict[int, float]:
+    """``{memory id: score}`` of the best ``limit`` matches in ``scope`` (see the module docstring)."""
+    text = _MEMORIES.c.text
+    found = [text.icontains(term, autoescape=True) for term in terms.terms]
+    terms_found: ColumnElement[int] = sum((case((hit, 1), else_=0) for hit in found), literal(0))
+    query = select(_MEMORIES.c.id, _MEMORIES.c.text, _MEMORIES.c.created_at, terms_found.label("found"))
+    candidates = conn.execute(query.where(in_scope(scope, owner), or_(*found))).all()
+    if not candidates:
+        return {}
+    relevance = _bm25(conn, terms.indexed, {row.id: row.text for row in candidates})
+    ranked = sorted(candidates, key=lambda r: (-(r.found + relevance[r.id]), -r.created_at, -r.id))
+    return {row.id: row.found + relevance[row.id] for row in ranked[:limit]}
+
+
+def _bm25(conn: Connection, phrases: tuple[str, ...], texts: dict[int, str]) -> dict[int, float]:
+    """FTS5's BM25 of each text for ``phrases`` (any of them), mapped to 0..1 as SQLite's search maps it."""
+    if not phrases:
+        return dict.fromkeys(texts, 0.0)
+    text = _MEMORIES.c.text
+    hits = [func.sum(case((text.icontains(p, autoescape=True), 1), else_=0)) for p in phrases]
+    length = func.sum(func.greatest(func.char_length(text) - 2, 0), type_=Integer)
+    rows, total_length, *holding = cast("tuple[Any, ...]", conn.execute(select(func.count(), length, *hits)).one())
+    average = (total_length or 0) / rows if rows else 0.0
+    idf = [max(math.log((rows - n + 0.5) / (n + 0.5)), 1e-6) for n in holding]
+    relevance: dict[int, float] = {}
+    for memory_id, body in texts.items():
+        folded, size = body.lower(), max(len(body) - 2, 0)
+        score = 0.0
+        for phrase, weight in zip(phrases, idf, strict=True):
+            tf = _occurrences(folded, phrase)
+            if tf:
+                score += weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * size / average if average else 1.0))
+        relevance[memory_id] = score / (1 + score)
+    return relevance
+
+
+def _occurrences(haystack: str, needle: str) -> int:
+    """Overlapping occurrences, as FTS5 counts phrase hits."""
+    count, start = 0, haystack.find(needle)
+    while start != -1:
+        count, start = count + 1, haystack.find(needle, start + 1)
+    return count

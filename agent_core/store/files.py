@@ -1,7 +1,10 @@
-"""The session file (download / upload): one versioned JSON document with a session's metadata, events and snapshots.
+"""The session file (download / upload): one versioned JSON document of a session's metadata, snapshots and events.
 
-Layout (keys always in this order, UTF-8, one event per line, so two exports of a session are
-byte-identical and diff well)::
+Its keys come in a fixed order, in UTF-8, one event per line (``{"seq": n}`` followed by ``event.to_dict()``), so
+two exports of a session are byte-identical and diff well. Import is strict and atomic: a size limit, validation by
+the pydantic models below and ``events.event_from_dict``, a message naming the first problem (``events[12].type:
+unknown event type 'foo'``), and nothing written unless everything is valid. ``session_file_schema`` generates the
+file's JSON Schema from the same models and event union, so it cannot drift from them (docs/session-file.md)::
 
     {
       "format": "sparrow.session",
@@ -14,10 +17,6 @@ byte-identical and diff well)::
         ...
       ]
     }
-
-Each event is ``{"seq": n}`` followed by ``event.to_dict()``. Import is strict and atomic: a size limit,
-schema validation by pydantic and ``events.event_from_dict``, a message naming the first problem
-(``events[12].type: unknown event type 'foo'``), and nothing written unless everything is valid.
 """
 
 from __future__ import annotations
@@ -27,15 +26,23 @@ import re
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from agent_core.events import EventFormatError, event_from_dict
+from agent_core.events import Event, EventFormatError, event_from_dict
 from agent_core.formatting import clip
 from agent_core.guards.json_limits import ValueRefused, check_values
-from agent_core.store.event_codec import encode, gc_paused
-from agent_core.store.records import SessionDump, SessionInfo, SnapshotInfo, StoredEvent, fields_of
-from agent_core.store.session_store import SessionStore
-from agent_core.store.tables import MAX_SEQ, SessionRecord, SnapshotRecord
+from agent_core.store.log import encode, gc_paused
+from agent_core.store.sessions import SessionStore
+from agent_core.store.tables import (
+    MAX_SEQ,
+    SessionDump,
+    SessionInfo,
+    SessionRecord,
+    SnapshotInfo,
+    SnapshotRecord,
+    StoredEvent,
+    fields_of,
+)
 
 FORMAT = "sparrow.session"
 VERSION = 1
@@ -100,7 +107,7 @@ def dump_document(dump: SessionDump) -> bytes:
 
 
 def _event_line(event: StoredEvent) -> str:
-    if event.payload.startswith('{"type":'):  # as written by codec.encode: splice seq in front
+    if event.payload.startswith('{"type":'):  # as written by log.encode: splice seq in front
         return f'{{"seq":{event.seq},{event.payload[1:]}'
     return json.dumps({"seq": event.seq, **json.loads(event.payload)}, ensure_ascii=False, separators=(",", ":"))
 
@@ -269,3 +276,20 @@ def _json_kind(value: Any) -> str:
 def _show(value: Any) -> str:
     text = repr(value) if isinstance(value, (str, int, float, bool)) else _json_kind(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+# ── the JSON Schema ───────────────────────────────────────────────────────────────────────────────
+
+
+SCHEMA_ID = f"https://sparrow.invalid/schemas/{FORMAT}.v{VERSION}.json"
+"""A stable identifier for the schema (not fetched from anywhere)."""
+
+
+def session_file_schema() -> dict[str, Any]:
+    """JSON Schema (2020-12) of a session file: the document, and each event as ``{"seq": n}`` + the event."""
+    schema = SessionFile.model_json_schema(ref_template="#/$defs/{model}")
+    events = TypeAdapter(Annotated[Event, Field(discriminator="type")]).json_schema(ref_template="#/$defs/{model}")
+    schema.setdefault("$defs", {}).update(events.pop("$defs", {}))
+    seq = {"type": "object", "properties": {"seq": {"type": "integer", "minimum": 1}}, "required": ["seq"]}
+    schema["properties"]["events"]["items"] = {"allOf": [seq, events]}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}

@@ -1,21 +1,18 @@
-"""The memory poisoning guard: what may be written to long-term memory, and how it is normalised.
+"""The memory poisoning guard: what may be written to long-term memory, in which scope, and in what form.
 
-A memory is a fact ("The user prefers metric units"), never an instruction to the agent. Before anything is saved,
-``check_memory`` normalises the text and refuses it when it breaks a rule:
-
-- ``length``: 3 to 500 characters after whitespace is collapsed and invisible characters are removed;
-- ``instruction``: it reads like an instruction aimed at the agent — "ignore previous instructions", "you are now",
-  "from now on you must", "new instructions", "system prompt", "act as", "always answer…", role markers such as
-  ``system:``, chat-template tokens such as ``<|im_start|>``, ReAct labels such as ``Observation:``, and the same in
-  Chinese (忽略之前的指令, 你现在是, 系统提示…);
-- ``secret``: it holds a credential that ``masking.default_check`` recognises (API keys, tokens, passwords), or
-  credentials and payment data written in words ("the admin password is hunter2", a card number, an IBAN; see
-  ``agent_core.longterm.sensitive``).
-
-Patterns are matched on a folded copy of the text (Unicode NFKC, case-folded, zero-width and bidi characters
-removed), so full-width letters (ｉｇｎｏｒｅ), full-width colons (系统：) and invisible characters inserted between
-letters do not slip through. The guard is one layer: recalled memories are also presented to the model as quoted
-data (see ``agent_core.longterm.memory_tools``), so a text that evades these patterns still cannot become a rule.
+A memory is a fact ("The user prefers metric units"), never an instruction to the agent. ``check_memory`` normalises
+a text (invisible characters removed, whitespace collapsed) and refuses it, with ``MemoryRefused`` naming the rule,
+when it breaks one: ``length`` (3 to 500 characters); ``instruction``, when it reads like an instruction aimed at the
+agent ("ignore previous instructions", "you are now", "from now on you must", "system prompt", "act as", "always
+answer…", role markers such as ``system:``, chat-template tokens such as ``<|im_start|>``, ReAct labels such as
+``Observation:``, and the same in Chinese: 忽略之前的指令, 你现在是, 系统提示…); ``secret``, when it holds a credential
+the output check recognises by its shape (API keys, tokens) or credentials and payment data written in words ("the
+admin password is hunter2", "my PIN is 4321", a card number or an IBAN, confirmed by their Luhn and mod-97
+checksums, so order ids and phone numbers pass). Patterns are matched on a folded copy of the text (NFKC,
+case-folded, zero-width and bidi characters removed), so full-width letters (ｉｇｎｏｒｅ), full-width colons (系统：)
+and invisible characters between letters do not slip through. A scope name (``scope``) is 1 to 64 letters, digits
+or ``_.@:-``. The guard is one layer: recall presents memories to the model as quoted data (``tools``), so a text
+that evades these patterns still cannot become a rule.
 """
 
 from __future__ import annotations
@@ -24,14 +21,17 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from agent_core.env_settings import env_settings
 from agent_core.guards.masking import OutputCheck, default_check
-from agent_core.guards.untrusted import fold as fold  # the matching form; the duplicate key uses it too
-from agent_core.longterm.sensitive import find_sensitive
+from agent_core.guards.untrusted import fold
 
 MIN_CHARS = 3
 """Shortest memory accepted, in characters after normalisation."""
 MAX_CHARS = 500
 """Longest memory accepted, in characters after normalisation."""
+DEFAULT_SCOPE = "default"
+"""The scope runs use unless ``$SPARROW_MEMORY_SCOPE`` names another."""
+_SCOPE = re.compile(r"^[\w.@:-]{1,64}$")
 RULES = ("length", "instruction", "secret", "scope", "full")
 """Names of the rules a refusal can cite (``scope`` and ``full`` are checked by the store)."""
 _DROPPED_CATEGORIES = {"Cc", "Cf", "Cs"}
@@ -105,6 +105,21 @@ def check_memory(text: str, *, secrets: OutputCheck | None = default_check) -> s
                 "secret", f"it contains {sensitive}; credentials and payment data are never saved to memory"
             )
     return clean
+
+
+def default_scope() -> str:
+    """The scope runs use unless told otherwise: ``$SPARROW_MEMORY_SCOPE``, else ``default``."""
+    try:
+        return check_scope(env_settings().sparrow_memory_scope or DEFAULT_SCOPE)
+    except MemoryRefused as exc:
+        raise MemoryRefused("scope", f"SPARROW_MEMORY_SCOPE: {exc.reason}") from None
+
+
+def check_scope(scope: str) -> str:
+    """``scope`` if it is a valid scope name (1-64 letters, digits, ``_.@:-``); raises MemoryRefused."""
+    if not _SCOPE.match(scope):
+        raise MemoryRefused("scope", f"{scope!r} is not a scope name: use 1 to 64 letters, digits or _ . @ : -")
+    return scope
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -230,3 +245,57 @@ INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("role marker ('system:')", _rx(_ZH_LINE + r"(?:系统|助手|用户|开发者)\s*:")),
 )
 """(label, pattern) pairs, matched on ``fold(text)``; the first match names the refusal."""
+
+
+# ── credentials and payment data written in words ────────────────────────────────────────────────
+
+_CREDENTIAL_WORDS = (
+    r"passwords?|passwd|passcodes?|passphrases?|pins?(?:\s+(?:code|number))?|api[\s_-]?keys?|secret[\s_-]?keys?|"
+    r"access[\s_-]?tokens?|auth(?:entication)?[\s_-]?(?:tokens?|codes?)|security\s+codes?|cvv2?|cvc2?|"
+    r"one[\s-]time\s+(?:codes?|passwords?)|otp|2fa\s+codes?|verification\s+codes?|recovery\s+(?:codes?|phrases?)|"
+    r"seed\s+phrases?|private\s+keys?|login\s+credentials|credentials"
+)
+_CREDENTIAL = re.compile(
+    r"\b(?:" + _CREDENTIAL_WORDS + r")\b(?:\s+(?:for|of|to|on)\s+[^\s,.;:]{1,40}(?:\s+[^\s,.;:]{1,40})?)?"
+    r"\s*(?:(?:is|was|are)\b\s*[:=]?|=|:|->|-|＝|：)\s*[\"'“‘]?(?=[^\s\"'”’]*[A-Za-z0-9])\S{3,}",
+    re.IGNORECASE,
+)
+"""``<credential word> [for X] is|:|= <value>``: the value must hold a letter or a digit."""
+_CREDENTIAL_ZH = re.compile(
+    r"(?:密码|口令|支付密码|验证码|动态码|密钥|私钥|助记词|安全码|pin码?)\s*(?:是|为|:|：|=)\s*\S{3,}", re.IGNORECASE
+)
+_DIGIT_RUN = re.compile(r"(?<![\d.])\d(?:[ \-]?\d){12,18}(?![\d.])")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
+_CARD_WORDS = re.compile(r"\b(?:card|visa|mastercard|amex|expir\w*|exp\.?|cvv|cvc)\b|信用卡|银行卡|卡号", re.IGNORECASE)
+_EXPIRY = re.compile(r"\b(?:0[1-9]|1[0-2])\s*/\s*(?:\d{2}|20\d{2})\b")
+
+
+def find_sensitive(text: str) -> str | None:
+    """What kind of sensitive data ``text`` holds, in words (None when it holds none)."""
+    if _CREDENTIAL.search(text) or _CREDENTIAL_ZH.search(text):
+        return "a password, PIN, key or other credential"
+    if any(_luhn(re.sub(r"\D", "", m.group(0))) for m in _DIGIT_RUN.finditer(text)):
+        return "a payment card number"
+    if any(_iban_ok(m.group(0)) for m in _IBAN.finditer(text.upper())):
+        return "a bank account number (IBAN)"
+    if _CARD_WORDS.search(text) and _EXPIRY.search(text):
+        return "payment card details"
+    return None
+
+
+def _luhn(digits: str) -> bool:
+    if not 13 <= len(digits) <= 19 or len(set(digits)) == 1:
+        return False
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = int(char) * (2 if index % 2 else 1)
+        total += value - 9 if value > 9 else value
+    return total % 10 == 0
+
+
+def _iban_ok(candidate: str) -> bool:
+    compact = candidate.replace(" ", "")
+    if not 15 <= len(compact) <= 34:
+        return False
+    moved = compact[4:] + compact[:4]
+    return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
