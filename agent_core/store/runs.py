@@ -117,11 +117,15 @@ class Runs:
 
     def owned(self, claim: RunOwner, cancel: CancelToken, events: Iterator[Event]) -> Iterator[Event]:
         """``events`` while this process owns ``claim`` (one ``claim`` or ``open`` gave): heartbeating it, a cancel
-        request honoured, the claim released at the end."""
+        request honoured, the claim released at the end. Only for a session the actor may write to."""
+        with self.access.read() as db:
+            self.access.session(db, claim.session_id, write=True)
         return owned(RunOwners(self.access.engine), claim, cancel, events)
 
     def release(self, claim: RunOwner) -> None:
-        """Give ``claim`` up without running it (what was to start with it failed)."""
+        """Give ``claim`` up without running it (what was to start with it failed); the actor's to write to."""
+        with self.access.read() as db:
+            self.access.session(db, claim.session_id, write=True)
         RunOwners(self.access.engine).release(claim)
 
     def request_cancel(self, session_id: str, run_id: str) -> bool:

@@ -23,12 +23,13 @@ from typing import Any, Literal
 import pytest
 
 from agent_core.events import RunStarted
+from agent_core.guards.limits import CancelToken
 from agent_core.longterm import MemoryStore
 from agent_core.longterm.memory import MemoryNotFound
 from agent_core.runtime.sessions import NothingToResume
 from agent_core.store import Actor, SessionNotFound, SessionStore, ShareLinkInvalid, SnapshotNotFound
 from agent_core.store.access import ReadOnly
-from agent_core.store.runs import RunOwners
+from agent_core.store.runs import RunOwner, RunOwners
 from agent_core.store.tables import SessionConfig
 from tests.store.helpers import arithmetic_agent, run
 
@@ -73,6 +74,11 @@ def _dump(s: SessionStore, w: World) -> Any:
     return SessionStore.open(w.url).acting_as(ALICE).dumps.read(w.shared)
 
 
+def _forged(w: World) -> RunOwner:
+    """A claim on Alice's run that no ``runs.claim`` gave."""
+    return RunOwner(w.target, w.run_id, "forged", 0.0, False)
+
+
 PROBES: dict[str, Probe] = {
     "acting_as": Probe(lambda s, w: s.acting_as(s.actor).sessions.list(), "clean", "clean", "clean"),
     "close": Probe(lambda s, w: SessionStore.open(w.url).acting_as(s.actor).close(), "clean", "clean", "clean"),
@@ -88,6 +94,10 @@ PROBES: dict[str, Probe] = {
     "runs.interrupted": Probe(lambda s, w: s.runs.interrupted(w.target), viewer_shared="clean"),
     "runs.live_owner": Probe(lambda s, w: s.runs.live_owner(w.target), viewer_shared="clean"),
     "runs.open": Probe(lambda s, w: s.runs.open("run_opened", SessionConfig(), title="mine"), "clean"),
+    "runs.owned": Probe(
+        lambda s, w: s.runs.owned(RunOwner(w.target, w.run_id, "forged", 0.0, False), CancelToken(), iter(()))
+    ),
+    "runs.release": Probe(lambda s, w: s.runs.release(RunOwner(w.target, w.run_id, "forged", 0.0, False))),
     "runs.request_cancel": Probe(lambda s, w: s.runs.request_cancel(w.target, w.run_id)),
     "sessions.adopt_owner": Probe(lambda s, w: s.sessions.adopt_owner(ALICE.owner.split("#")[1])),
     "sessions.claim": Probe(lambda s, w: s.sessions.claim(w.target)),
@@ -255,9 +265,9 @@ def test_no_run_is_claimed_or_followed_around_the_acting_user(
 
 
 def test_nothing_above_the_store_reaches_run_owners_around_the_acting_user() -> None:
-    """Outside ``agent_core/store`` only ``session_runs.recorded_run``/``resume_run``/``run_in_new_session`` hold a
-    RunOwners, to heartbeat a claim that ``store.runs.claim`` (``runs.open``) checked (a fork's branch is recorded
-    through ``recorded_run``); nobody tails the event table directly."""
+    """Outside ``agent_core/store`` nobody holds a RunOwners: a claim that ``store.runs.claim`` (``runs.open``) checked
+    is heartbeaten and released through ``store.runs.owned`` / ``release`` (a fork's branch is recorded through
+    ``recorded_run``); nobody tails the event table directly."""
     root = Path(__file__).resolve().parents[2]
     found = []
     for path in [*root.joinpath("agent_core").rglob("*.py"), *root.joinpath("sparrow_ui").rglob("*.py")]:
@@ -266,4 +276,4 @@ def test_nothing_above_the_store_reaches_run_owners_around_the_acting_user() -> 
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and ast.unparse(node.func) in ("RunOwners", "events_after"):
                 found.append(f"{path.relative_to(root)}:{ast.unparse(node.func)}")
-    assert found == ["agent_core/runtime/session_runs.py:RunOwners"] * 3
+    assert found == []
